@@ -1,0 +1,1 @@
+"""The Hydra app layer (the only place that imports Hydra)."""

@@ -1,0 +1,57 @@
+"""Hydra callback: after a multirun, write summary.csv / summary.md and run the analyses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hydra.experimental.callback import Callback
+from loguru import logger
+from omegaconf import DictConfig
+
+from benchreg.core.analysis import read_jobs, run_analyses, write_reports
+from benchreg.core.io import atomic_write_text
+from benchreg.core.records import ERROR_FILE, METRICS_FILE
+from benchreg.core.report import summary_csv, summary_markdown, summary_row
+
+
+def sweep_rows(sweep_dir: Path) -> list[dict[str, Any]]:
+    rows = []
+    for job_dir in sorted(sweep_dir.iterdir(), key=_job_order):
+        if not job_dir.is_dir():
+            continue
+        metrics, error = job_dir / METRICS_FILE, job_dir / ERROR_FILE
+        if error.exists():
+            rows.append(summary_row(job_dir.name, None, json.loads(error.read_text("utf-8"))))
+        elif metrics.exists():
+            rows.append(summary_row(job_dir.name, json.loads(metrics.read_text("utf-8")), None))
+    return rows
+
+
+def _job_order(path: Path) -> tuple[int, str]:
+    head = path.name.split("_", 1)[0]
+    return (int(head) if head.isdigit() else 1 << 30, path.name)
+
+
+def summarize_sweep(sweep_dir: Path) -> list[Path]:
+    rows = sweep_rows(sweep_dir)
+    reports = run_analyses(read_jobs(sweep_dir))
+    extra = "".join(f"\n## {r.name}\n\n{r.markdown.strip()}\n" for r in reports)
+    atomic_write_text(sweep_dir / "summary.csv", summary_csv(rows))
+    atomic_write_text(sweep_dir / "summary.md", summary_markdown(rows) + extra)
+    return [sweep_dir / "summary.csv", sweep_dir / "summary.md", *write_reports(sweep_dir, reports)]
+
+
+class SweepSummary(Callback):
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        sweep_dir = Path(config.hydra.sweep.dir)
+        if not sweep_dir.is_dir():
+            return
+        try:
+            written = summarize_sweep(sweep_dir)
+        except Exception as exc:  # a broken analysis must not hide the jobs' own outputs
+            logger.error(f"sweep summary failed: {type(exc).__name__}: {exc}")
+            return
+        for path in written:
+            logger.info(f"wrote {path}")

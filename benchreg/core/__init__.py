@@ -1,0 +1,1 @@
+"""The family-agnostic core: task spec, registry, run, records, reports."""

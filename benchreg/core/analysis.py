@@ -1,0 +1,101 @@
+"""Cross-run analyses: read the job folders of a sweep and compare runs (views, conditions).
+
+An analysis is registered by name (`registry.analyses`) as ``fn(jobs, **params) -> AnalysisReport``
+and named in a task entry's `analyses`. `python -m benchreg analyze <sweep_dir>` groups the sweep's
+jobs by the analyses their tasks name and writes each report as markdown + JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class JobRecord:
+    """One finished job of a sweep, as written to its folder."""
+
+    dir: Path
+    metrics: dict[str, Any]  # metrics.json
+    provenance: dict[str, Any]  # provenance.json
+
+    @property
+    def task(self) -> str:
+        return str(self.metrics["task"])
+
+    @property
+    def family(self) -> str:
+        return str(self.metrics["family"])
+
+    @property
+    def view(self) -> str | None:
+        return self.metrics.get("view")
+
+    @property
+    def model(self) -> str:
+        return str(self.metrics["model"])
+
+    @property
+    def task_spec(self) -> dict[str, Any]:
+        return dict(self.provenance.get("task_spec", {}))
+
+    @cached_property
+    def samples(self) -> list[dict[str, Any]]:
+        """Rows of samples.jsonl: id, raw_output, answer, gold, status, score, ..."""
+        with (self.dir / "samples.jsonl").open(encoding="utf-8") as handle:
+            return [json.loads(line) for line in handle if line.strip()]
+
+
+@dataclass(slots=True)
+class AnalysisReport:
+    name: str
+    markdown: str
+    data: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)  # extra files to write, name -> text
+
+
+def read_jobs(sweep_dir: Path) -> list[JobRecord]:
+    """Every job folder under ``sweep_dir`` that has a metrics.json."""
+    jobs = []
+    for metrics_path in sorted(sweep_dir.rglob("metrics.json")):
+        folder = metrics_path.parent
+        provenance_path = folder / "provenance.json"
+        provenance = (
+            json.loads(provenance_path.read_text("utf-8")) if provenance_path.exists() else {}
+        )
+        jobs.append(JobRecord(folder, json.loads(metrics_path.read_text("utf-8")), provenance))
+    return jobs
+
+
+def run_analyses(jobs: list[JobRecord]) -> list[AnalysisReport]:
+    """Run every analysis that the jobs' task entries name, each over the jobs that name it."""
+    from benchreg.core import registry
+
+    wanted: dict[str, tuple[dict[str, Any], list[JobRecord]]] = {}
+    for job in jobs:
+        for ref in job.task_spec.get("analyses", []):
+            key = json.dumps(ref, sort_keys=True)
+            wanted.setdefault(key, (ref, []))[1].append(job)
+    reports = []
+    for ref, selected in wanted.values():
+        fn = registry.analyses.get(ref["name"])
+        reports.append(fn(selected, **ref.get("params", {})))
+    return reports
+
+
+def write_reports(out_dir: Path, reports: list[AnalysisReport]) -> list[Path]:
+    from benchreg.core.io import atomic_write_json, atomic_write_text
+
+    written = []
+    for report in reports:
+        md, js = out_dir / f"analysis_{report.name}.md", out_dir / f"analysis_{report.name}.json"
+        atomic_write_text(md, report.markdown)
+        atomic_write_json(js, report.data)
+        written += [md, js]
+        for name, text in report.files.items():
+            atomic_write_text(out_dir / name, text)
+            written.append(out_dir / name)
+    return written

@@ -1,0 +1,33 @@
+"""MolP2S: property-grounded structure completion (15 property directories x 3 views).
+
+Components: loader `molp2s`, answer schema `candidate_index`, parser `molp2s_json`, prediction
+reader `molp2s_jsonl`, metric `accuracy`, counter `molp2s`, prompt renderer `molp2s`, baseline
+`molp2s_rdkit`, analysis `molp2s_views`.
+"""
+
+from pathlib import Path
+
+from benchreg.core import registry
+from benchreg.core.family import Family
+from benchreg.families.molp2s import (  # noqa: F401  (modules register their components)
+    analysis,
+    # baseline,
+    loader,
+    metrics,
+    parser,
+    predictions,
+    prompts,
+    schema,
+)
+
+_HERE = Path(__file__).resolve().parent
+
+registry.families.add(
+    "molp2s",
+    Family(
+        name="molp2s",
+        sample_root=_HERE / "sample",
+        prompts_dir=_HERE / "prompts",
+        release_prompts="prompts",
+    ),
+)

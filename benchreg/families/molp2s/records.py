@@ -1,0 +1,30 @@
+"""The MolP2S record model: one task line plus its label."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+VIEWS = ("correct", "shuffled", "counterfactual")
+STRUCTURE_ONLY = "structure_only"
+DUMMY_ATOM_TOKENS = ("[*]", "*")
+
+
+class TaskLine(BaseModel):
+    """A line of `<view>.jsonl`; extra fields are kept as metadata."""
+
+    model_config = ConfigDict(extra="allow")
+
+    record_id: str = Field(min_length=1)
+    masked_smiles: str = Field(min_length=1)
+    mask: dict[str, Any]
+    properties: dict[str, Any]
+    candidate_completed_smiles: list[str] = Field(min_length=1)
+
+
+class LabelLine(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    record_id: str = Field(min_length=1)
+    label: int

@@ -1,0 +1,27 @@
+"""Shared fixtures. Third-party data is read in place from ../shared (never copied here)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("BENCHREG_SHARED", PROJECT_ROOT.parent / "shared"))
+
+
+def shared_path(*parts: str) -> Path:
+    """Path under ../shared; skips the test when absent, but fails under CI=true."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        reason = f"third-party data not found at {path} (expected ../shared beside the project)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{reason}; CI must provide it")
+        pytest.skip(reason)
+    return path
+
+
+@pytest.fixture
+def shared() -> object:
+    return shared_path
