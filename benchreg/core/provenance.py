@@ -30,7 +30,9 @@ KEY_PACKAGES = (
     "rouge-chinese",
     "transformers",
 )
-SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd|authorization|credential)", re.I)
+SECRET_KEY = re.compile(
+    r"(api[_-]?key|token|secret|password|passwd|authorization|credential)", re.I
+)
 REDACTED = "***redacted***"
 
 
@@ -75,7 +77,10 @@ def git_commit() -> str | None:
     try:
         out = subprocess.run(
             ["git", "-C", str(source), "rev-parse", "HEAD"],
-            capture_output=True, text=True, timeout=5, check=False,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -84,7 +89,10 @@ def git_commit() -> str | None:
         return None
     dirty = subprocess.run(
         ["git", "-C", str(source), "status", "--porcelain", "--untracked-files=no"],
-        capture_output=True, text=True, timeout=5, check=False,
+        capture_output=True,
+        text=True,
+        timeout=5,
+        check=False,
     ).stdout.strip()
     return f"{commit}{'-dirty' if dirty else ''}"
 

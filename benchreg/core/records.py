@@ -49,7 +49,7 @@ def provenance_record(result: RunResult, config: Mapping[str, Any]) -> dict[str,
 
 
 def write_run(out_dir: Path, result: RunResult, config: Mapping[str, Any]) -> dict[str, Any]:
-    """Write the three run files; samples and provenance first, metrics.json last (it marks done)."""
+    """Write the run files; metrics.json goes last, as it marks the run complete."""
     rows = sample_rows(
         result.samples, result.predictions, result.per_sample, result.spec.primary.output_name
     )
@@ -61,7 +61,9 @@ def write_run(out_dir: Path, result: RunResult, config: Mapping[str, Any]) -> di
     return record
 
 
-def write_error(out_dir: Path, task: str | None, view: str | None, model: str | None, message: str) -> None:
+def write_error(
+    out_dir: Path, task: str | None, view: str | None, model: str | None, message: str
+) -> None:
     atomic_write_json(
         out_dir / ERROR_FILE, {"task": task, "view": view, "model": model, "error": message}
     )

@@ -8,8 +8,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 SUMMARY_COLUMNS = (
-    "job", "task", "view", "model", "primary", "value", "n", "denominator", "ci95_lo", "ci95_hi",
-    "status", "error",
+    "job",
+    "task",
+    "view",
+    "model",
+    "primary",
+    "value",
+    "n",
+    "denominator",
+    "ci95_lo",
+    "ci95_hi",
+    "status",
+    "error",
 )
 
 
@@ -45,20 +55,34 @@ def run_table(record: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def summary_row(job: str, record: Mapping[str, Any] | None, error: Mapping[str, Any] | None) -> dict[str, Any]:
+def summary_row(
+    job: str, record: Mapping[str, Any] | None, error: Mapping[str, Any] | None
+) -> dict[str, Any]:
     if record is None:
         err = error or {}
         return {
-            "job": job, "task": err.get("task"), "view": err.get("view"), "model": err.get("model"),
-            "status": "failed", "error": err.get("error"),
+            "job": job,
+            "task": err.get("task"),
+            "view": err.get("view"),
+            "model": err.get("model"),
+            "status": "failed",
+            "error": err.get("error"),
         }
     primary = record["primary"]
     metric = record["metrics"][primary]
     ci = metric.get("ci95") or [None, None]
     return {
-        "job": job, "task": record["task"], "view": record.get("view"), "model": record["model"],
-        "primary": primary, "value": metric["value"], "n": metric["n"],
-        "denominator": metric["denominator"], "ci95_lo": ci[0], "ci95_hi": ci[1], "status": "ok",
+        "job": job,
+        "task": record["task"],
+        "view": record.get("view"),
+        "model": record["model"],
+        "primary": primary,
+        "value": metric["value"],
+        "n": metric["n"],
+        "denominator": metric["denominator"],
+        "ci95_lo": ci[0],
+        "ci95_hi": ci[1],
+        "status": "ok",
         "error": None,
     }
 
@@ -80,10 +104,7 @@ def summary_markdown(rows: Sequence[Mapping[str, Any]], title: str = "Sweep summ
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        ci = (
-            f"[{r['ci95_lo']:.4f}, {r['ci95_hi']:.4f}]"
-            if r.get("ci95_lo") is not None else ""
-        )
+        ci = f"[{r['ci95_lo']:.4f}, {r['ci95_hi']:.4f}]" if r.get("ci95_lo") is not None else ""
         nd = f"{r['n']}/{r['denominator']}" if r.get("n") is not None else ""
         status = r["status"] if r["status"] == "ok" else f"failed: {r.get('error')}"
         lines.append(

@@ -83,7 +83,8 @@ def load_dataset(spec: TaskSpec, view: str | None, data_root: Path) -> Dataset:
     dataset = loader(ctx)
     if not dataset.samples:
         raise BenchregError(
-            f"task {spec.name} (view {view}) has no samples", where=data_root,
+            f"task {spec.name} (view {view}) has no samples",
+            where=data_root,
             fix="check the data root and the task's `data` paths",
         )
     return dataset

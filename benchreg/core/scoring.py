@@ -32,9 +32,7 @@ class MetricSummary:
         return out
 
 
-def align_predictions(
-    samples: Sequence[Sample], by_id: dict[str, Prediction]
-) -> list[Prediction]:
+def align_predictions(samples: Sequence[Sample], by_id: dict[str, Prediction]) -> list[Prediction]:
     """One prediction per sample, in sample order; absent ones are MISSING."""
     return [
         by_id.get(s.id) or Prediction(sample_id=s.id, status=Status.MISSING, detail="no prediction")

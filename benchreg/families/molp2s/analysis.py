@@ -97,16 +97,18 @@ def _claim(views: dict[str, JobRecord], alpha: float) -> dict[str, Any]:
     ok_drop = drop["drop"] > 0 and drop["p_mcnemar"] < alpha
     ok_chance = donor["donor_hit_rate"] > donor["chance"] and donor["p_vs_chance"] < alpha
     so = donor.get("structure_only")
-    ok_so = (
-        so is None
-        or (so["donor_hit_rate_paired"] > so["structure_only_donor_rate"]
-            and so["p_mcnemar"] < alpha)
+    ok_so = so is None or (
+        so["donor_hit_rate_paired"] > so["structure_only_donor_rate"] and so["p_mcnemar"] < alpha
     )
     supported = ok_drop and ok_chance and ok_so
     reasons = [
-        name for name, ok in
-        (("no shuffle drop", ok_drop), ("donor rate not above chance", ok_chance),
-         ("donor rate not above structure-only", ok_so)) if not ok
+        name
+        for name, ok in (
+            ("no shuffle drop", ok_drop),
+            ("donor rate not above chance", ok_chance),
+            ("donor rate not above structure-only", ok_so),
+        )
+        if not ok
     ]
     result["use_claim"] = "supported" if supported else "not supported: " + "; ".join(reasons)
     return result
@@ -149,9 +151,13 @@ def cross_view(jobs: Sequence[JobRecord], alpha: float = 0.05) -> AnalysisReport
                         *(_fmt_view(stats.get(v)) for v in VIEW_ORDER),
                         f"{drop['drop']:+.3f} (p={drop['p_mcnemar']:.3g})" if drop else "-",
                         f"{donor['donor_hit_rate']:.3f} vs {donor['chance']:.3f} "
-                        f"(p={donor['p_vs_chance']:.3g})" if donor else "-",
-                        f"{so['donor_hit_rate_paired']:.3f} vs {so['structure_only_donor_rate']:.3f}"
-                        f" (p={so['p_mcnemar']:.3g})" if so else "-",
+                        f"(p={donor['p_vs_chance']:.3g})"
+                        if donor
+                        else "-",
+                        f"{so['donor_hit_rate_paired']:.3f} vs "
+                        f"{so['structure_only_donor_rate']:.3f} (p={so['p_mcnemar']:.3g})"
+                        if so
+                        else "-",
                         f"{claim['use_claim']} |",
                     ]
                 )

@@ -35,7 +35,6 @@ def masked_smiles_problem(masked: str, mask: Mapping[str, Any]) -> str | None:
         return f"masked SMILES {masked!r} does not parse in RDKit{hint}"
     if not any(atom.GetAtomicNum() == 0 for atom in mol.GetAtoms()):
         return (
-            f"masked SMILES {masked!r} has no mask: no dummy atom and no `mask.token` "
-            "found in it"
+            f"masked SMILES {masked!r} has no mask: no dummy atom and no `mask.token` found in it"
         )
     return None

@@ -92,8 +92,9 @@ def _read_tasks(path: Path, check_smiles: bool) -> dict[str, tuple[int, TaskLine
     for number, obj in iter_jsonl(path):
         task = _validate(TaskLine, obj, path, number)
         if task.record_id in lines:
+            first = lines[task.record_id][0]
             raise BenchregError(
-                f"duplicate record_id {task.record_id!r} (first at line {lines[task.record_id][0]})",
+                f"duplicate record_id {task.record_id!r} (first at line {first})",
                 where=at(path, number),
             )
         if check_smiles:
@@ -123,7 +124,8 @@ def _validate(model: Any, obj: Any, path: Path, number: int) -> Any:
         error = exc.errors()[0]
         field = ".".join(str(p) for p in error["loc"]) or "line"
         raise BenchregError(
-            f"{field}: {error['msg']}", where=at(path, number),
+            f"{field}: {error['msg']}",
+            where=at(path, number),
             fix=f"expected fields: {', '.join(model.model_fields)}",
         ) from None
 

@@ -1,0 +1,108 @@
+"""The app as a user runs it: one job, its three output files, and its errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+MOLP2S_COUNTS = {"hits", "tasks", "missing", "invalid", "out_of_range"}
+
+
+def only_run_dir(cwd: Path) -> Path:
+    dirs = [p for p in (cwd / "outputs" / "runs").glob("*/*") if p.is_dir()]
+    assert len(dirs) == 1, dirs
+    return dirs[0]
+
+
+def test_headline_command_writes_three_files(cli, tmp_path: Path) -> None:
+    proc = cli("task=molp2s/gap", "view=counterfactual")
+    assert proc.returncode == 0, proc.stderr
+    out = only_run_dir(tmp_path)
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["task"] == "molp2s/gap" and metrics["view"] == "counterfactual"
+    assert metrics["model"].startswith("baseline:")
+    assert metrics["primary"] == "accuracy"
+    assert metrics["n"] > 0
+    accuracy = metrics["metrics"]["accuracy"]
+    assert accuracy["denominator"] == metrics["n"]
+    lo, hi = accuracy["ci95"]
+    assert 0 <= lo <= accuracy["value"] <= hi <= 1
+    assert set(metrics["counts"]) == MOLP2S_COUNTS
+    assert metrics["counts"]["tasks"] == metrics["n"]
+
+    rows = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+    assert len(rows) == metrics["n"]
+    assert {"id", "raw_output", "answer", "status", "score"} <= set(rows[0])
+
+    provenance = json.loads((out / "provenance.json").read_text())
+    assert set(provenance["data_files_sha256"]) == {
+        "data/gap/counterfactual.jsonl",
+        "data/gap/counterfactual.labels.jsonl",
+    }
+    assert len(provenance["task_spec_sha256"]) == 64
+    assert provenance["environment"]["packages"]["rdkit"]
+    assert provenance["config"]["view"] == "counterfactual"
+    assert "accuracy" in proc.stdout and "hits=" in proc.stdout
+
+
+def test_run_dir_override_is_honoured(cli, tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    proc = cli("task=molp2s/dipole", "model=random", f"hydra.run.dir={target}")
+    assert proc.returncode == 0, proc.stderr
+    assert (target / "metrics.json").is_file()
+    assert not (tmp_path / "outputs").exists()
+
+
+def test_duplicate_prediction_exits_2_with_one_line_and_keeps_outputs(cli, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    ok = cli("task=molp2s/gap", "model=random", f"hydra.run.dir={run_dir}")
+    assert ok.returncode == 0, ok.stderr
+    before = (run_dir / "metrics.json").read_bytes()
+
+    sample = json.loads((run_dir / "samples.jsonl").read_text().splitlines()[0])
+    pred = tmp_path / "pred.jsonl"
+    line = json.dumps({"record_id": sample["id"], "selected_candidate_index": 0})
+    pred.write_text(f"{line}\n{line}\n")
+    proc = cli(
+        "task=molp2s/gap", "model=predictions", f"model.path={pred}", f"hydra.run.dir={run_dir}"
+    )
+    assert proc.returncode == 2
+    errors = [x for x in proc.stderr.splitlines() if x.strip()]
+    assert len(errors) == 1, proc.stderr
+    assert f"duplicate record_id {sample['id']!r}" in errors[0]
+    assert "Traceback" not in proc.stderr
+    assert (run_dir / "metrics.json").read_bytes() == before
+
+
+def test_unknown_view_exits_2(cli) -> None:
+    proc = cli("task=molp2s/gap", "view=sideways")
+    assert proc.returncode == 2
+    assert "no view 'sideways'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_missing_predictions_path_exits_2(cli) -> None:
+    proc = cli("task=molp2s/gap", "model=predictions")
+    assert proc.returncode == 2
+    assert "model.path" in proc.stderr
+
+
+def test_secrets_never_reach_outputs(cli, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    proc = cli(
+        "task=molp2s/gap",
+        "model=random",
+        "+model.api_key=sk-very-secret",
+        f"hydra.run.dir={run_dir}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    for path in run_dir.rglob("*"):
+        if path.is_file():
+            assert "sk-very-secret" not in path.read_text(), path
+    assert "sk-very-secret" not in proc.stdout
+
+
+def test_tasks_subcommand_lists_entries(cli) -> None:
+    proc = cli("tasks")
+    assert proc.returncode == 0
+    names = proc.stdout.split()
+    assert len([n for n in names if n.startswith("molp2s/")]) == 15

@@ -1,0 +1,61 @@
+"""Multiruns: every MolP2S task x view in one sweep with glob, summaries, failed jobs."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+
+def read_summary(sweep: Path) -> list[dict[str, str]]:
+    with (sweep / "summary.csv").open() as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_all_45_molp2s_task_views(cli, tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep"
+    proc = cli(
+        "-m",
+        "task=glob(molp2s/*)",
+        "view=correct,shuffled,counterfactual",
+        f"hydra.sweep.dir={sweep}",
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = read_summary(sweep)
+    assert len(rows) == 45
+    assert {r["status"] for r in rows} == {"ok"}
+    assert len({(r["task"], r["view"]) for r in rows}) == 45
+    for metrics_path in sweep.glob("*/metrics.json"):
+        assert json.loads(metrics_path.read_text())["n"] > 0
+    assert len(list(sweep.glob("*/metrics.json"))) == 45
+    assert (sweep / "summary.md").read_text().count("| ok |") == 45
+    analysis = json.loads((sweep / "analysis_molp2s_views.json").read_text())
+    (model,) = analysis["models"]
+    assert len(analysis["models"][model]) == 15
+
+
+def test_failed_job_is_listed_with_its_error(cli, tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep"
+    proc = cli("-m", "task=molp2s/gap", "view=correct,sideways", f"hydra.sweep.dir={sweep}")
+    assert proc.returncode == 2
+    rows = read_summary(sweep)
+    assert [r["status"] for r in rows] == ["ok", "failed"]
+    assert "no view 'sideways'" in rows[1]["error"]
+
+
+def test_analyze_subcommand_rewrites_summary(cli, tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep"
+    proc = cli(
+        "-m",
+        "task=molp2s/carbon_nmr_degeneracy",
+        "view=correct,shuffled,counterfactual,structure_only",
+        f"hydra.sweep.dir={sweep}",
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (sweep / "summary.md").unlink()
+    again = cli("analyze", str(sweep))
+    assert again.returncode == 0, again.stderr
+    assert (sweep / "summary.md").is_file()
+    report = (sweep / "analysis_molp2s_views.md").read_text()
+    assert "Use claim supported iff" in report
+    assert "carbon_nmr_degeneracy" in report

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchreg.core.errors import BenchregError
+from benchreg.core.io import atomic_write_json, iter_jsonl, sha256_file
+from benchreg.core.provenance import REDACTED, package_versions, redact
+
+
+def test_atomic_write_leaves_no_temp_files(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "metrics.json"
+    atomic_write_json(target, {"a": 1})
+    atomic_write_json(target, {"a": 2})
+    assert json.loads(target.read_text()) == {"a": 2}
+    assert [p.name for p in target.parent.iterdir()] == ["metrics.json"]
+
+
+def test_iter_jsonl_skips_blank_lines_and_locates_errors(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"a": 1}\n\n{"a": 2}\n{oops\n')
+    with pytest.raises(BenchregError, match=r"x\.jsonl:4: malformed JSON"):
+        list(iter_jsonl(path))
+
+
+def test_sha256_file(tmp_path: Path) -> None:
+    path = tmp_path / "x"
+    path.write_bytes(b"abc")
+    assert sha256_file(path) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+def test_secrets_are_redacted_at_any_depth() -> None:
+    cfg = {
+        "model": {"name": "server", "api_key": "sk-123", "headers": {"Authorization": "B x"}},
+        "token_budget": None,
+        "ok": "visible",
+    }
+    out = redact(cfg)
+    assert out["model"]["api_key"] == REDACTED
+    assert out["model"]["headers"]["Authorization"] == REDACTED
+    assert out["ok"] == "visible"
+    assert "sk-123" not in json.dumps(out)
+
+
+def test_package_versions_cover_key_packages() -> None:
+    versions = package_versions()
+    for name in ("hydra-core", "pydantic", "rdkit", "omegaconf"):
+        assert versions[name]

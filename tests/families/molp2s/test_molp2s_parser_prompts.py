@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+import pytest
+
+from benchreg.core.errors import ParseError
+from benchreg.core.types import Sample
+from benchreg.families.molp2s.parser import parse_selection
+from benchreg.families.molp2s.prompts import NO_PROPERTY, render
+
+SAMPLE = Sample(
+    id="r0",
+    input={
+        "record_id": "r0",
+        "masked_smiles": "c1ccccc1C[*]",
+        "mask": {"token": "[*]"},
+        "properties": {"gap": {"value": 6.5, "unit": "eV"}},
+        "candidate_completed_smiles": ["c1ccccc1CO", "c1ccccc1CN"],
+    },
+    gold=0,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"record_id": "r0", "selected_candidate_index": 1, "reasoning": "x"}', 1),
+        ('```json\n{"selected_candidate_index": 0}\n```', 0),
+        ('I think {"a": 1} then {"selected_candidate_index": 1}', 1),
+        ('<think>{"selected_candidate_index": 0}</think>{"selected_candidate_index": 1}', 1),
+        ('first {"selected_candidate_index": 0} final {"selected_candidate_index": 1}', 1),
+    ],
+)
+def test_parser_tolerates_fences_and_reasoning(text: str, expected: int) -> None:
+    assert parse_selection(text, SAMPLE) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["", "candidate 1", '{"selected_candidate_index": "1"}', '{"index": 1}']
+)
+def test_parser_marks_invalid(text: str) -> None:
+    with pytest.raises(ParseError):
+        parse_selection(text, SAMPLE)
+
+
+def test_prompt_has_candidates_and_properties() -> None:
+    templates = {"system": "sys", "user": "{masked_smiles}\n{candidates}\n{properties} {x}"}
+    system, user = render(SAMPLE, templates, "correct")
+    assert system.role == "system" and user.role == "user"
+    assert "0. c1ccccc1CO\n1. c1ccccc1CN" in user.content
+    assert '"gap"' in user.content
+    assert "{x}" in user.content  # unknown braces are left alone
+
+
+def test_structure_only_prompt_says_no_property() -> None:
+    structure_only = Sample(id="r0", input={**SAMPLE.input, "properties": {}}, gold=0)
+    _, user = render(structure_only, {"system": "", "user": "{properties}"}, "structure_only")
+    assert user.content == NO_PROPERTY
