@@ -22,6 +22,11 @@ class RecursiveGlobSweeper(BasicSweeper):
         assert self.hydra_context is not None
         loader = self.hydra_context.config_loader
         parser = OverridesParser.create(config_loader=loader)
+        # Hydra lists group options without the user's hydra.searchpath; pass it on.
+        assert self.config is not None
+        extra = list(self.config.hydra.searchpath or [])
+        searchpath = [f"hydra.searchpath=[{','.join(extra)}]"] if extra else []
+        config_name = self.config.hydra.job.config_name
         expanded: list[str] = []
         for text, override in zip(arguments, parser.parse_overrides(arguments), strict=True):
             glob = override.value() if override.is_sweep_override() else None
@@ -29,21 +34,23 @@ class RecursiveGlobSweeper(BasicSweeper):
                 expanded.append(text)
                 continue
             group = override.get_key_element()
-            options = glob.filter(_nested_options(loader, group))
+            options = glob.filter(_nested_options(loader, group, config_name, searchpath))
             if not options:
                 raise ValueError(f"{text!r} matches no option of config group {group!r}")
             expanded.append(f"{group}={','.join(options)}")
         return super().sweep(expanded)
 
 
-def _nested_options(loader: Any, group: str, prefix: str = "") -> list[str]:
+def _nested_options(
+    loader: Any, group: str, config_name: str | None, overrides: list[str], prefix: str = ""
+) -> list[str]:
     here = f"{group}/{prefix}".rstrip("/")
-    options = [
-        f"{prefix}{name}"
-        for name in loader.get_group_options(here, results_filter=ObjectType.CONFIG)
-        if not name.startswith("_")
-    ]
-    for sub in loader.get_group_options(here, results_filter=ObjectType.GROUP):
-        if not sub.startswith("_"):
-            options.extend(_nested_options(loader, group, f"{prefix}{sub}/"))
+
+    def options_of(kind: ObjectType) -> list[str]:
+        names = loader.get_group_options(here, kind, config_name=config_name, overrides=overrides)
+        return [name for name in names if not name.startswith("_")]
+
+    options = [f"{prefix}{name}" for name in options_of(ObjectType.CONFIG)]
+    for sub in options_of(ObjectType.GROUP):
+        options.extend(_nested_options(loader, group, config_name, overrides, f"{prefix}{sub}/"))
     return sorted(options)

@@ -11,7 +11,7 @@ from benchreg.core import registry
 from benchreg.core.family import Family
 from benchreg.families.molp2s import (  # noqa: F401  (modules register their components)
     analysis,
-    # baseline,
+    baseline,
     loader,
     metrics,
     parser,

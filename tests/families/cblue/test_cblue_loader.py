@@ -1,0 +1,124 @@
+"""Loading a PromptCBLUE folder: splits, gold sources, bad lines, the embedded sample."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cblue_helpers import run_cblue, write_jsonl
+
+from benchreg import load_task
+from benchreg.core.errors import BenchregError
+from benchreg.core.run import data_root_for, load_dataset, render_prompts
+from benchreg.families.cblue.catalogue import TASK_NAMES
+
+
+def row(sample_id: str, task: str = "KUAKE-IR", target: str = "相关", **over: object) -> dict:
+    base = {
+        "input": f"医疗搜索：问题{sample_id}\n回答内容：……\n选项: 相关，不相关\n答：",
+        "target": target,
+        "answer_choices": ["相关", "不相关"],
+        "task_type": "matching",
+        "task_dataset": task,
+        "sample_id": sample_id,
+    }
+    return {**base, **over}
+
+
+def load(task: str, root: Path | None, view: str | None = None):
+    spec = load_task(f"cblue/{task}")
+    return load_dataset(spec, spec.resolve_view(view), data_root_for(spec, {"cblue": root}))
+
+
+def test_embedded_sample_has_16_tasks_with_structured_gold() -> None:
+    for task in TASK_NAMES:
+        dataset = load(task, None)
+        assert 3 <= len(dataset.samples) <= 5
+        assert dataset.info["gold_from_structured"] == len(dataset.samples)
+        assert not dataset.warnings
+
+
+def test_view_selects_the_split_file(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "dev.json", [row("d1"), row("d2", target="不相关")])
+    write_jsonl(tmp_path / "test.json", [row("t1", target="")])
+    assert [s.id for s in load("KUAKE-IR", tmp_path).samples] == ["d1", "d2"]
+    test = load("KUAKE-IR", tmp_path, view="test")
+    assert [s.id for s in test.samples] == ["t1"]
+    assert any("has no gold" in w for w in test.warnings)
+    with pytest.raises(BenchregError, match=r"train\.json not found"):
+        load("KUAKE-IR", tmp_path, view="train")
+
+
+def test_rows_of_other_tasks_and_unknown_tasks_are_skipped(tmp_path: Path) -> None:
+    write_jsonl(
+        tmp_path / "dev.json",
+        [row("a"), row("b", task="Text2DT"), row("c", task="KUAKE-QIC", target="就医建议")],
+    )
+    assert [s.id for s in load("KUAKE-IR", tmp_path).samples] == ["a"]
+    assert load("KUAKE-QIC", tmp_path).samples[0].gold == "就医建议"
+
+
+def test_structured_gold_wins_and_gaps_fall_back_to_target(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "dev.json", [row("a", target="相关"), row("b", target="相关")])
+    (tmp_path / "dev_structured.json").write_text(
+        json.dumps({"KUAKE-IR": [{"sample_id": "a", "answer": "不相关"}]}), encoding="utf-8"
+    )
+    dataset = load("KUAKE-IR", tmp_path)
+    assert [s.gold for s in dataset.samples] == ["不相关", "相关"]
+    assert dataset.info == {
+        "split": "dev",
+        "task_dataset": "KUAKE-IR",
+        "gold_from_structured": 1,
+        "gold_from_target": 1,
+    }
+    assert any("no gold for 1 KUAKE-IR sample(s) (b)" in w for w in dataset.warnings)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"input": "x"}', r"dev.json:2: line lacks field\(s\) target, task_dataset, sample_id"),
+        ("[1, 2]", r"dev.json:2: a PromptCBLUE line must be a JSON object"),
+        ("{broken", r"dev.json:2: malformed JSON"),
+    ],
+)
+def test_bad_lines_name_file_and_line(tmp_path: Path, line: str, message: str) -> None:
+    (tmp_path / "dev.json").write_text(json.dumps(row("a")) + "\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(BenchregError, match=message):
+        load("KUAKE-IR", tmp_path)
+
+
+def test_duplicate_sample_id_is_rejected(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "dev.json", [row("a"), row("a")])
+    with pytest.raises(BenchregError, match=r"dev.json:2: duplicate sample_id 'a'"):
+        load("KUAKE-IR", tmp_path)
+
+
+def test_malformed_structured_gold_is_rejected(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "dev.json", [row("a")])
+    (tmp_path / "dev_structured.json").write_text(
+        json.dumps({"KUAKE-IR": [{"sample_id": "a", "answer": ["相关"]}]}), encoding="utf-8"
+    )
+    with pytest.raises(BenchregError, match="gold of a \\(KUAKE-IR\\): must be a string"):
+        load("KUAKE-IR", tmp_path)
+
+
+def test_prompt_is_the_input_as_one_user_message() -> None:
+    spec = load_task("cblue/MedDG")
+    dataset = load("MedDG", None)
+    messages = render_prompts(spec, dataset.samples[:1], "dev", Path("."))[0]
+    assert [m.role for m in messages] == ["user"]
+    assert messages[0].content == dataset.samples[0].input["prompt"]
+    assert messages[0].content.endswith("答：")
+
+
+def test_baseline_runs_offline_on_every_task() -> None:
+    for task in TASK_NAMES:
+        result = run_cblue(task, None, None, system="baseline")
+        assert result.counts["ok"] == len(result.samples)
+        assert result.system_name == "baseline:cblue_trivial"
+    sts = run_cblue("CHIP-STS", None, None, system="baseline")
+    assert [p.answer for p in sts.predictions] == [
+        s.input["answer_choices"][0] for s in sts.samples
+    ]
