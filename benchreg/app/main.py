@@ -17,7 +17,13 @@ from benchreg.app.config import run_options, task_spec, to_dict
 from benchreg.core.errors import BenchregError
 from benchreg.core.records import write_error, write_run
 from benchreg.core.report import run_table
-from benchreg.core.run import data_root_for, load_dataset, run_task
+from benchreg.core.run import (
+    data_root_for,
+    load_context,
+    load_dataset,
+    run_task,
+    run_validators,
+)
 from benchreg.resources import conf_dir
 
 _state = {"failures": 0}
@@ -67,17 +73,12 @@ def hydra_entry(cfg: DictConfig) -> dict[str, Any]:
 
 
 def validate(spec: Any, cfg: DictConfig) -> dict[str, Any]:
-    from benchreg.core import registry
     from benchreg.core.io import atomic_write_json
-    from benchreg.core.types import LoadContext
 
     view = spec.resolve_view(cfg.get("view"))
     root = data_root_for(spec, to_dict(cfg.roots))
     dataset = load_dataset(spec, view, root)
-    ctx = LoadContext(root, tuple(root / d for d in spec.data), view, spec.loader.params, spec.name)
-    findings = []
-    for ref in spec.validators:
-        findings += registry.validators.get(ref.name)(dataset, ctx, **ref.params)
+    findings = run_validators(spec, dataset, load_context(spec, view, root))
     for finding in findings:
         print(f"{finding.severity}: {finding}")
     errors = sum(1 for f in findings if f.severity == "error")

@@ -43,6 +43,7 @@ def provenance_record(result: RunResult, config: Mapping[str, Any]) -> dict[str,
         "data_root": str(result.data_root),
         "data_files_sha256": file_hashes(result.dataset.files, result.data_root),
         "predictions_sha256": file_hashes(prediction_files),
+        "validation_findings": [str(f) for f in result.findings],
         "environment": environment(),
         "config": redact(dict(config)),
     }

@@ -31,6 +31,7 @@ from benchreg.core.types import (
     Request,
     Sample,
 )
+from benchreg.core.validation import Finding
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,7 @@ class RunResult:
     metrics: dict[str, MetricSummary]
     per_sample: dict[str, list[float]]
     counts: dict[str, int]
+    findings: list[Finding] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -71,16 +73,19 @@ def data_root_for(spec: TaskSpec, roots: Mapping[str, Any]) -> Path:
     return root.resolve()
 
 
-def load_dataset(spec: TaskSpec, view: str | None, data_root: Path) -> Dataset:
-    loader = registry.loaders.get(spec.loader.name)
-    ctx = LoadContext(
+def load_context(spec: TaskSpec, view: str | None, data_root: Path) -> LoadContext:
+    return LoadContext(
         data_root=data_root,
         data=tuple(data_root / rel for rel in spec.data),
         view=view,
         params=spec.loader.params,
         task_name=spec.name,
     )
-    dataset = loader(ctx)
+
+
+def load_dataset(spec: TaskSpec, view: str | None, data_root: Path) -> Dataset:
+    loader = registry.loaders.get(spec.loader.name)
+    dataset = loader(load_context(spec, view, data_root))
     if not dataset.samples:
         raise BenchregError(
             f"task {spec.name} (view {view}) has no samples",
@@ -88,6 +93,14 @@ def load_dataset(spec: TaskSpec, view: str | None, data_root: Path) -> Dataset:
             fix="check the data root and the task's `data` paths",
         )
     return dataset
+
+
+def run_validators(spec: TaskSpec, dataset: Dataset, ctx: LoadContext) -> list[Finding]:
+    """Findings of every validator the task names (data-set consistency checks)."""
+    findings: list[Finding] = []
+    for ref in spec.validators:
+        findings += registry.validators.get(ref.name)(dataset, ctx, **ref.params)
+    return findings
 
 
 def render_prompts(
@@ -120,7 +133,8 @@ def run_task(
     data_root = data_root_for(spec, roots)
     dataset = load_dataset(spec, view, data_root)
     samples = dataset.samples[: options.limit] if options.limit else dataset.samples
-    for warning in dataset.warnings:
+    findings = run_validators(spec, dataset, load_context(spec, view, data_root))
+    for warning in [*dataset.warnings, *map(str, findings)]:
         logger.warning(warning)
     seconds["load"] = time.perf_counter() - tic
 
@@ -157,6 +171,7 @@ def run_task(
         metrics=metrics,
         per_sample=per_sample,
         counts=counts,
+        findings=findings,
         seconds=seconds,
     )
 

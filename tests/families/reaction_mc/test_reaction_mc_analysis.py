@@ -84,3 +84,14 @@ def test_no_pairs(tmp_path: Path) -> None:
     report = registry.analyses.get("reaction_mc_reference_gain")(read_jobs(tmp_path))
     assert report.data["systems"] == {}
     assert "no reference/control job pairs found" in report.markdown
+
+
+def test_same_model_on_two_roots_is_two_systems(tmp_path: Path) -> None:
+    for i, root in enumerate(("/data/a", "/data/b")):
+        for j, (task, rows) in enumerate((("all_varying_reference", REF),
+                                          ("all_varying_reference_control", CTRL))):
+            folder = tmp_path / f"{i}{j}"
+            _job(folder, f"reaction_mc/{task}", "sysA", rows)
+            (folder / "provenance.json").write_text(json.dumps({"data_root": root}))
+    report = registry.analyses.get("reaction_mc_reference_gain")(read_jobs(tmp_path), n_boot=50)
+    assert sorted(report.data["systems"]) == ["sysA @ /data/a", "sysA @ /data/b"]

@@ -59,7 +59,7 @@ def test_schema_errors_name_file_and_id(question, release, mutate, message: str)
 def test_reference_question_needs_references(question, release) -> None:
     root = release({"single_varying_reference": [
         question("tab_q1_ref", "single_varying_reference", [{"yield": 5}, {"yield": 6}])]})
-    with pytest.raises(BenchregError, match="needs input.reference_conditions"):
+    with pytest.raises(BenchregError, match=r"needs input\.reference_conditions"):
         _load(root, "single_varying_reference")
 
 

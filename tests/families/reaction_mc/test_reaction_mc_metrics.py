@@ -123,3 +123,19 @@ def test_random_system_answers_in_range(hand_release: Path) -> None:
                       roots={"reaction_mc": str(hand_release)})
     assert result.counts["ok"] == 8
     assert all(0 <= p.answer < 3 for p in result.predictions)
+
+
+def test_text_values_can_be_parsed(hand_release: Path, tmp_path: Path) -> None:
+    from benchreg.core.scoring import align_predictions, parse_and_check
+    from benchreg.families.reaction_mc.predictions import read_predictions
+
+    spec = load_task(f"reaction_mc/{ALL}")
+    samples = run_task(spec, view=None, system_cfg={"name": "baseline"},
+                       roots={"reaction_mc": str(hand_release)}).samples
+    path = tmp_path / "text.json"
+    path.write_text(json.dumps({"t_q1": "<think>0 or 1</think>Answer: 1", "t_q2": "0 or 1?"}))
+    pset = read_predictions(path, samples, spec.name, text_values="parse")
+    preds = align_predictions(samples, pset.by_id)
+    parse_and_check(spec, samples, preds)
+    assert (preds[0].answer, preds[0].status) == (1, "ok")
+    assert preds[1].status == "invalid"

@@ -62,7 +62,7 @@ def _prompts(task: str, root: Path | None = None):
 
 
 def test_reference_prompt_shows_references_and_options() -> None:
-    samples, prompts = _prompts("all_varying_reference")
+    _, prompts = _prompts("all_varying_reference")
     text = prompts[0][-1].content
     assert prompts[0][-1].role == "user"
     assert "*Reference 1 (yield=27.0%):*" in text and "*Reference 3 (yield=42.0%):*" in text

@@ -128,3 +128,11 @@ def test_zero_best_is_a_warning(question, release) -> None:
     findings = _findings(AV, root)
     assert [(f.where, f.severity) for f in findings] == [("z_q1", "warning")]
     assert "effective score 0" in findings[0].message
+
+
+def test_disagreement_explains_how_a_plain_ratio_was_read(question, release) -> None:
+    q = question("e_q1", AV, [{"yield": 80, "er": 95}, {"yield": 40}])
+    q["meta"]["effective_scores"][0] = 76.0  # the release read er 95 as 95:5
+    findings = _findings(AV, release({AV: [q]}))
+    message = next(f.message for f in findings if "option 0: meta.effective_scores" in f.message)
+    assert "er '95' read as 95:1" in message

@@ -1,0 +1,201 @@
+"""The spec's effective score, per option and per question.
+
+effective = yield x enantio major fraction (from ee when present, else er) x dr major fraction x
+rr major fraction; an absent ee/er/dr/rr counts as 1.0. Relative score of an option = its effective
+/ the best effective in the question's option set. When that best is 0 (every option gave 0), every
+option is as good as the best: relative 1.0, and every index counts as a best index.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchreg.families.reaction_mc.notation import Reading, read_ee, read_ratio, read_yield
+
+SELECTIVITY_FIELDS = ("ee", "er", "dr", "rr")
+TIE_REL_TOL = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class OptionOutcome:
+    """One option (or reference) after reading its scores."""
+
+    yield_: float | None  # percent; None when absent or unreadable
+    effective: float | None  # None when the yield is absent or unreadable
+    errors: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def readable(self) -> bool:
+        return not self.errors and self.effective is not None
+
+
+def outcome_of(scores: Mapping[str, Any] | None, fallback_yield: Any = None) -> OptionOutcome:
+    """Read one ``meta.scores`` entry; ``fallback_yield`` (meta.yields[i]) fills a missing yield."""
+    scores = scores or {}
+    errors: list[str] = []
+    notes: list[str] = []
+
+    def take(reading: Reading) -> float | None:
+        if reading.error:
+            errors.append(reading.error)
+        if reading.note:
+            notes.append(reading.note)
+        return reading.value
+
+    raw_yield = scores.get("yield")
+    if raw_yield is None:
+        raw_yield = fallback_yield
+    yield_reading = read_yield(raw_yield)
+    if yield_reading.absent:
+        errors.append("no yield")
+    yield_value = take(yield_reading)
+
+    ee = read_ee(scores.get("ee"))
+    enantio = take(ee) if not ee.absent else None
+    if enantio is None and not ee.error:
+        enantio = take(read_ratio(scores.get("er"), "er"))
+    dr = take(read_ratio(scores.get("dr"), "dr"))
+    rr = take(read_ratio(scores.get("rr"), "rr"))
+    effective = None
+    if yield_value is not None:
+        effective = yield_value
+        for fraction in (enantio, dr, rr):
+            effective *= 1.0 if fraction is None else fraction
+    return OptionOutcome(yield_value, effective, tuple(errors), tuple(notes))
+
+
+def is_tie(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=TIE_REL_TOL, abs_tol=1e-12)
+
+
+def best_indices(values: Sequence[float]) -> list[int]:
+    """Indices of the maximum (ties kept, within a float tolerance)."""
+    if not values:
+        return []
+    top = max(values)
+    return [i for i, v in enumerate(values) if is_tie(v, top)]
+
+
+def relative(value: float, best: float) -> float:
+    """value / best; 1.0 when best is 0 (then every option is a best option)."""
+    if best <= 0:
+        return 1.0
+    return value / best
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionScores:
+    """Everything the metrics need about one question, computed once at load time.
+
+    ``source`` says where the numbers come from: ``formula`` (recomputed from ``meta.scores``; an
+    option whose scores cannot be read falls back to ``meta.effective_scores[i]`` and is listed in
+    ``fallback_options``) or ``stored`` (``meta.option_relative_scores``, ``answer``,
+    ``meta.yields`` as given).
+    """
+
+    effective: tuple[float, ...]
+    yields: tuple[float, ...]
+    relative: tuple[float, ...]
+    best: tuple[int, ...]
+    best_effective: float
+    best_yield: float
+    fallback_options: tuple[int, ...] = ()
+    problems: tuple[str, ...] = field(default=())
+
+    def yield_ratio(self, index: int) -> float:
+        return relative(self.yields[index], self.best_yield)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "effective": list(self.effective),
+            "yields": list(self.yields),
+            "relative": list(self.relative),
+            "best": list(self.best),
+            "best_effective": self.best_effective,
+            "best_yield": self.best_yield,
+            "fallback_options": list(self.fallback_options),
+            "problems": list(self.problems),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> QuestionScores:
+        return cls(
+            effective=tuple(data["effective"]),
+            yields=tuple(data["yields"]),
+            relative=tuple(data["relative"]),
+            best=tuple(data["best"]),
+            best_effective=float(data["best_effective"]),
+            best_yield=float(data["best_yield"]),
+            fallback_options=tuple(data.get("fallback_options", ())),
+            problems=tuple(data.get("problems", ())),
+        )
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return None if math.isnan(value) else float(value)
+
+
+def formula_scores(meta: Mapping[str, Any], n_options: int) -> QuestionScores:
+    """Recompute every option's effective score from ``meta.scores`` with the spec's formula."""
+    scores = list(meta.get("scores") or [])
+    yields_meta = list(meta.get("yields") or [])
+    stored_eff = list(meta.get("effective_scores") or [])
+    effective: list[float] = []
+    yields: list[float] = []
+    fallback: list[int] = []
+    problems: list[str] = []
+    for i in range(n_options):
+        entry = scores[i] if i < len(scores) and isinstance(scores[i], Mapping) else {}
+        outcome = outcome_of(entry, yields_meta[i] if i < len(yields_meta) else None)
+        value = outcome.effective
+        if not outcome.readable:
+            stored = _number(stored_eff[i]) if i < len(stored_eff) else None
+            problems.append(f"option {i}: {'; '.join(outcome.errors)}")
+            fallback.append(i)
+            value = stored if stored is not None else (value or 0.0)
+        effective.append(max(0.0, value or 0.0))
+        yield_value = outcome.yield_
+        if yield_value is None:
+            yield_value = _number(yields_meta[i]) if i < len(yields_meta) else None
+        yields.append(max(0.0, yield_value or 0.0))
+    return _assemble(effective, yields, None, None, tuple(fallback), tuple(problems))
+
+
+def stored_scores(meta: Mapping[str, Any], answer: Sequence[int], n_options: int) -> QuestionScores:
+    """Use the release's own numbers: option_relative_scores, answer, yields, effective_scores."""
+    rel = [_number(v) or 0.0 for v in list(meta.get("option_relative_scores") or [])[:n_options]]
+    eff = [_number(v) or 0.0 for v in list(meta.get("effective_scores") or [])[:n_options]]
+    yields = [_number(v) or 0.0 for v in list(meta.get("yields") or [])[:n_options]]
+    return _assemble(eff, yields, rel, list(answer), (), ())
+
+
+def _assemble(
+    effective: list[float],
+    yields: list[float],
+    rel: list[float] | None,
+    best: list[int] | None,
+    fallback: tuple[int, ...],
+    problems: tuple[str, ...],
+) -> QuestionScores:
+    best_effective = max(effective, default=0.0)
+    best_yield = max(yields, default=0.0)
+    if rel is None:
+        rel = [relative(v, best_effective) for v in effective]
+    if best is None:
+        best = best_indices(effective)
+    return QuestionScores(
+        effective=tuple(effective),
+        yields=tuple(yields),
+        relative=tuple(rel),
+        best=tuple(best),
+        best_effective=best_effective,
+        best_yield=best_yield,
+        fallback_options=fallback,
+        problems=problems,
+    )

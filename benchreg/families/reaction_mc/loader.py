@@ -1,0 +1,140 @@
+"""Loader: one `multiple_choice_<question_type>.json` of a V6 output directory -> samples.
+
+The file is a JSON list of questions; a JSON Lines file of the same name (`.jsonl`) is read when
+the `.json` is absent. Every question is validated against :mod:`schema`; the first violation
+rejects the file with its path and the question id.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from benchreg.core import registry
+from benchreg.core.errors import BenchregError, at
+from benchreg.core.io import iter_jsonl, read_json
+from benchreg.core.types import Dataset, LoadContext, Sample
+from benchreg.families.reaction_mc.effective import formula_scores
+from benchreg.families.reaction_mc.schema import QUESTION_TYPES, Question, check_identity
+
+
+def data_file_name(question_type: str) -> str:
+    return f"multiple_choice_{question_type}.json"
+
+
+def resolve_data_file(path: Path) -> Path:
+    """The `.json` file, or its `.jsonl` sibling; a clear error when neither exists."""
+    if path.is_file():
+        return path
+    sibling = path.with_suffix(".jsonl")
+    if sibling.is_file():
+        return sibling
+    raise BenchregError(
+        "question file not found",
+        where=path,
+        fix="set roots.reaction_mc=<V6 output folder holding multiple_choice_<type>.json>",
+    )
+
+
+def _records(path: Path) -> Iterator[tuple[str, Any]]:
+    """(location, raw question) pairs; location is `file:line` for JSONL, `file[#i]` for JSON."""
+    if path.suffix == ".jsonl":
+        for number, obj in iter_jsonl(path):
+            yield at(path, number), obj
+        return
+    data = read_json(path)
+    if not isinstance(data, list):
+        raise BenchregError(
+            f"expected a JSON list of questions, found {type(data).__name__}", where=path
+        )
+    for i, obj in enumerate(data):
+        yield f"{path}[#{i}]", obj
+
+
+def read_questions(path: Path, question_type: str) -> list[Question]:
+    """Parse and validate every question of one file (raises BenchregError on the first problem)."""
+    if question_type not in QUESTION_TYPES:
+        raise BenchregError(
+            f"unknown question_type {question_type!r}", fix=f"one of {', '.join(QUESTION_TYPES)}"
+        )
+    questions: list[Question] = []
+    seen: dict[str, str] = {}
+    for where, raw in _records(path):
+        qid = raw.get("id") if isinstance(raw, dict) else None
+        label = f"{where} (question {qid})" if qid else where
+        if not isinstance(raw, dict):
+            raise BenchregError("a question must be a JSON object", where=label)
+        try:
+            question = Question.model_validate(raw)
+        except ValidationError as exc:
+            raise BenchregError(_first_error(exc), where=label, fix="see spec section 7") from None
+        problem = check_identity(question, question_type)
+        if problem:
+            raise BenchregError(problem, where=label)
+        if question.id in seen:
+            raise BenchregError(f"duplicate id (first at {seen[question.id]})", where=label)
+        seen[question.id] = where
+        questions.append(question)
+    return questions
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    loc = ".".join(str(part) for part in error["loc"])
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{loc}: {message}" if loc else message
+
+
+RELEASE_META_KEYS = (
+    "yields", "effective_scores", "scores", "option_relative_scores", "best_yield",
+    "best_effective_score", "global_best_yield", "global_best_effective_score", "doi",
+    "parent_table_id",
+)
+
+
+def to_sample(question: Question) -> Sample:
+    """Sample.meta (JSON, also written to samples.jsonl): `release` = the file's own numbers,
+    `formula` = the effective/relative scores recomputed from `meta.scores`."""
+    meta = question.meta.model_dump()
+    n = len(question.options)
+    return Sample(
+        id=question.id,
+        input={
+            "question_type": question.question_type,
+            "target_key": question.target_key,
+            "varying_keys": list(question.varying_keys),
+            "input": {k: v for k, v in question.input.model_dump().items() if v is not None},
+            "options": [dict(option) for option in question.options],
+        },
+        gold=list(question.answer),
+        meta={
+            "release": {key: meta.get(key) for key in RELEASE_META_KEYS},
+            "formula": formula_scores(meta, n).as_json(),
+        },
+    )
+
+
+@registry.loaders.register("reaction_mc_questions")
+def load_questions(ctx: LoadContext) -> Dataset:
+    question_type = str(ctx.params.get("question_type", ""))
+    if len(ctx.data) != 1:
+        raise BenchregError(
+            f"task {ctx.task_name} must name exactly one data file", fix="set `data: [<file>]`"
+        )
+    path = resolve_data_file(ctx.data[0])
+    questions = read_questions(path, question_type)
+    samples = [to_sample(q) for q in questions]
+    return Dataset(
+        samples=samples,
+        files=[path],
+        info={"question_type": question_type, "questions": len(samples)},
+    )
+
+
+def dump_questions(questions: list[dict[str, Any]]) -> str:
+    """The V6 file text for a list of question dicts (used by the builder and tools)."""
+    return json.dumps(questions, ensure_ascii=False, indent=2) + "\n"
