@@ -22,3 +22,18 @@ class Family:
         if self.prompts_dir is None:
             raise FileNotFoundError(file_name)
         return self.prompts_dir / file_name
+
+
+def register_family(name: str, package_file: str, *, release_prompts: str | None) -> Family:
+    """Register a family laid out the usual way: `sample/` and `prompts/` beside its package."""
+    from benchreg.core import registry
+
+    here = Path(package_file).resolve().parent
+    family = Family(
+        name=name,
+        sample_root=here / "sample",
+        prompts_dir=here / "prompts",
+        release_prompts=release_prompts,
+    )
+    registry.families.add(name, family)
+    return family

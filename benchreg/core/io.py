@@ -46,6 +46,24 @@ def read_json(path: Path) -> Any:
         ) from None
 
 
+def read_yaml(path: Path) -> Any:
+    """Safe-load a YAML file; a syntax error names file:line."""
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BenchregError("file not found", where=path) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise BenchregError(
+            f"malformed YAML: {getattr(exc, 'problem', exc)}",
+            where=at(path, mark.line + 1 if mark else None),
+        ) from None
+
+
 def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:

@@ -17,6 +17,7 @@ import yaml
 from pydantic import ValidationError
 
 from benchreg.core.errors import BenchregError, at
+from benchreg.core.io import read_yaml
 from benchreg.core.spec import TaskSpec, check_components
 from benchreg.resources import tasks_dir
 
@@ -189,15 +190,7 @@ def _compose(path: Path) -> yaml.Node | None:
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open(encoding="utf-8") as handle:
-            data = yaml.safe_load(handle) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise BenchregError(
-            f"malformed YAML: {getattr(exc, 'problem', exc)}",
-            where=at(path, mark.line + 1 if mark else None),
-        ) from None
+    data = read_yaml(path) or {}
     if not isinstance(data, dict):
         raise BenchregError("a task entry must be a YAML mapping", where=path)
     return data

@@ -5,10 +5,7 @@ reader `molp2s_jsonl`, metric `accuracy`, counter `molp2s`, prompt renderer `mol
 `molp2s_rdkit`, analysis `molp2s_views`.
 """
 
-from pathlib import Path
-
-from benchreg.core import registry
-from benchreg.core.family import Family
+from benchreg.core.family import register_family
 from benchreg.families.molp2s import (  # noqa: F401  (modules register their components)
     analysis,
     baseline,
@@ -20,14 +17,4 @@ from benchreg.families.molp2s import (  # noqa: F401  (modules register their co
     schema,
 )
 
-_HERE = Path(__file__).resolve().parent
-
-registry.families.add(
-    "molp2s",
-    Family(
-        name="molp2s",
-        sample_root=_HERE / "sample",
-        prompts_dir=_HERE / "prompts",
-        release_prompts="prompts",
-    ),
-)
+register_family("molp2s", __file__, release_prompts="prompts")

@@ -8,10 +8,7 @@ Components: loader `reaction_mc_questions`, answer schema `reaction_mc_option`, 
 the 6 question files) is `python -m benchreg.families.reaction_mc.build`.
 """
 
-from pathlib import Path
-
-from benchreg.core import registry
-from benchreg.core.family import Family
+from benchreg.core.family import register_family
 from benchreg.families.reaction_mc import (  # noqa: F401  (modules register their components)
     analysis,
     answer,
@@ -24,14 +21,5 @@ from benchreg.families.reaction_mc import (  # noqa: F401  (modules register the
     validate,
 )
 
-_HERE = Path(__file__).resolve().parent
-
-registry.families.add(
-    "reaction_mc",
-    Family(
-        name="reaction_mc",
-        sample_root=_HERE / "sample",
-        prompts_dir=_HERE / "prompts",
-        release_prompts=".",  # a V6 directory keeps its prompt_<type>.txt beside the data
-    ),
-)
+# A V6 directory keeps its prompt_<type>.txt beside the data files.
+register_family("reaction_mc", __file__, release_prompts=".")

@@ -31,10 +31,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from benchreg.core.errors import BenchregError, at
+from benchreg.core.errors import BenchregError
+from benchreg.core.io import read_yaml
 
 
 class _Strict(BaseModel):
@@ -194,18 +194,7 @@ class BuildConfig(_Strict):
 
 def load_config(path: Path) -> tuple[BuildConfig, Path]:
     """The validated config and the CSV path it names (resolved against the config's folder)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BenchregError("config file not found", where=path) from None
-    try:
-        data = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise BenchregError(
-            f"malformed YAML: {getattr(exc, 'problem', exc)}",
-            where=at(path, mark.line + 1 if mark else None),
-        ) from None
+    data = read_yaml(path) or {}
     try:
         config = BuildConfig.model_validate(data)
     except ValidationError as exc:
