@@ -3,12 +3,14 @@
 Every record below was written for benchreg (16 tasks x 4); none is taken from PromptCBLUE or
 CBLUE. The prompt wording follows the style of PromptCBLUE prompts, targets use the official
 answer text formats (benchreg.families.cblue.formats), and dev_structured.json holds the
-structured gold. Run: python tools/cblue_make_sample.py
+structured gold. Run: python tools/cblue_make_sample.py [--check] [--out DIR]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -548,22 +550,42 @@ add(
 add("IMCS-V2-SR", sr_prompt("患者：吃了药好多了", "医生：好的，按时吃药"), [], SR_OPTIONS)
 
 
-def main() -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
+def sample_files() -> dict[str, str]:
+    """File name -> text of the embedded sample."""
     structured: dict[str, list[dict[str, Any]]] = {}
     lines = []
     for record in RECORDS:
-        answer = record.pop("_answer")
-        structured.setdefault(record["task_dataset"], []).append(
-            {"sample_id": record["sample_id"], "answer": answer}
+        row = {k: v for k, v in record.items() if k != "_answer"}
+        structured.setdefault(row["task_dataset"], []).append(
+            {"sample_id": row["sample_id"], "answer": record["_answer"]}
         )
-        lines.append(json.dumps(record, ensure_ascii=False))
-    (OUT / "dev.json").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (OUT / "dev_structured.json").write_text(
-        json.dumps(structured, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-    )
-    print(f"wrote {len(RECORDS)} records for {len(structured)} tasks to {OUT}")
+        lines.append(json.dumps(row, ensure_ascii=False))
+    return {
+        "dev.json": "\n".join(lines) + "\n",
+        "dev_structured.json": json.dumps(structured, ensure_ascii=False, indent=2) + "\n",
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="write the embedded PromptCBLUE sample")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"folder (default {OUT})")
+    parser.add_argument("--check", action="store_true", help="only compare with --out")
+    args = parser.parse_args()
+    files = sample_files()
+    if args.check:
+        stale = [
+            n
+            for n, t in files.items()
+            if not (args.out / n).is_file() or (args.out / n).read_text(encoding="utf-8") != t
+        ]
+        print("sample is up to date" if not stale else f"stale: {', '.join(stale)}")
+        return 1 if stale else 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (args.out / name).write_text(text, encoding="utf-8")
+    print(f"wrote {len(RECORDS)} records for 16 tasks to {args.out}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -18,9 +18,26 @@ PROVENANCE_FILE = "provenance.json"
 ERROR_FILE = "error.json"
 
 
+MAX_LISTED_IDS = 50
+
+
+def predictions_record(result: RunResult) -> dict[str, Any] | None:
+    """What the predictions file held that is not a sample's answer: unknown ids and notes."""
+    prediction_set = result.prediction_set
+    if prediction_set is None:
+        return None
+    unknown = prediction_set.unknown_ids
+    return {
+        "files": [str(p) for p in prediction_set.files],
+        "unknown_ids": unknown[:MAX_LISTED_IDS],
+        "unknown_ids_total": len(unknown),
+        "notes": prediction_set.notes,
+    }
+
+
 def metrics_record(result: RunResult) -> dict[str, Any]:
     spec = result.spec
-    return {
+    record = {
         "task": spec.name,
         "family": spec.family,
         "view": result.view,
@@ -31,6 +48,10 @@ def metrics_record(result: RunResult) -> dict[str, Any]:
         "counts": result.counts,
         "seconds": {k: round(v, 4) for k, v in result.seconds.items()},
     }
+    predictions = predictions_record(result)
+    if predictions is not None:
+        record["predictions"] = predictions
+    return record
 
 
 def provenance_record(result: RunResult, config: Mapping[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +34,40 @@ def task_folders(extra: Iterable[Path] = ()) -> list[Path]:
 
 
 def find_task_file(name: str, folders: Iterable[Path]) -> Path | None:
+    """The entry file of ``name`` (or of the entry that lists ``name`` among its aliases)."""
+    folders = list(folders)
     for folder in folders:
         for candidate in (folder / f"{name}.yaml", folder / "task" / f"{name}.yaml"):
             if candidate.is_file():
                 return candidate
+    for folder in folders:
+        target = alias_index(folder).get(name)
+        if target is not None:
+            return target
     return None
+
+
+def alias_index(folder: Path) -> dict[str, Path]:
+    """``alias -> entry file`` for the entries of one folder that declare `aliases`."""
+    return dict(_alias_index(folder.resolve(), _tree_stamp(folder)))
+
+
+def _tree_stamp(folder: Path) -> float:
+    return max((p.stat().st_mtime for p in folder.rglob("*.yaml")), default=0.0)
+
+
+@cache
+def _alias_index(folder: Path, stamp: float) -> tuple[tuple[str, Path], ...]:
+    found = []
+    for path in sorted(folder.rglob("*.yaml")):
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError):
+            continue  # a broken file is reported when it is itself selected
+        aliases = data.get("aliases") if isinstance(data, dict) else None
+        for alias in aliases if isinstance(aliases, list) else []:
+            found.append((str(alias), path))
+    return tuple(found)
 
 
 def list_tasks(folders: Iterable[Path] | None = None) -> list[str]:

@@ -35,9 +35,19 @@ class TaskFolderConfigSource(FileConfigSource):
             return None
         return parts[1] if len(parts) > 1 else ""
 
+    def _resolve(self, inner: str) -> str:
+        """An alias (`aliases:` of an entry) resolves to the entry's file."""
+        from benchreg.core.tasks import alias_index
+
+        if inner and not super().is_config(inner):
+            target = alias_index(Path(self.path)).get(inner)
+            if target is not None:
+                return target.relative_to(Path(self.path).resolve()).with_suffix("").as_posix()
+        return inner
+
     def load_config(self, config_path: str) -> ConfigResult:
         inner = self._inner(config_path)
-        return super().load_config(inner if inner is not None else "\0missing")
+        return super().load_config(self._resolve(inner) if inner is not None else "\0missing")
 
     def is_group(self, config_path: str) -> bool:
         if config_path.strip("/") == "":
@@ -47,7 +57,7 @@ class TaskFolderConfigSource(FileConfigSource):
 
     def is_config(self, config_path: str) -> bool:
         inner = self._inner(config_path)
-        return bool(inner) and super().is_config(inner)
+        return bool(inner) and super().is_config(self._resolve(inner or ""))
 
     def list(self, config_path: str, results_filter: ObjectType | None) -> list[str]:
         if config_path.strip("/") == "":

@@ -106,3 +106,25 @@ def test_tasks_subcommand_lists_entries(cli) -> None:
     assert proc.returncode == 0
     names = proc.stdout.split()
     assert len([n for n in names if n.startswith("molp2s/")]) == 15
+
+
+def test_task_alias_on_the_command_line(cli, tmp_path: Path) -> None:
+    proc = cli("task=cblue/CMeIE-V2", f"hydra.run.dir={tmp_path / 'run'}")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "run" / "metrics.json").read_text())["task"] == "cblue/CMeIE"
+
+
+def test_predictions_file_leftovers_reach_metrics_json(cli, tmp_path: Path) -> None:
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text('{"record_id": "not-a-record", "selected_candidate_index": 0}\n')
+    proc = cli(
+        "task=molp2s/gap",
+        "model=predictions",
+        f"model.path={pred}",
+        f"hydra.run.dir={tmp_path / 'run'}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert record["predictions"]["unknown_ids"] == ["not-a-record"]
+    assert record["predictions"]["unknown_ids_total"] == 1
+    assert record["counts"]["missing"] == record["n"]

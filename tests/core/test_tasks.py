@@ -79,3 +79,9 @@ def test_malformed_yaml_names_line(tmp_path: Path) -> None:
 def test_unknown_task_lists_known() -> None:
     with pytest.raises(BenchregError, match=r"unknown task 'molp2s/nope'.*molp2s/gap"):
         load_task("molp2s/nope")
+
+
+def test_alias_resolves_to_its_entry(tmp_path: Path) -> None:
+    write(tmp_path, ENTRY + "aliases: [mine/t1-old]\n")
+    assert load_task("mine/t1-old", [tmp_path]).name == "mine/t1"
+    assert "mine/t1-old" not in list_tasks([tmp_path])

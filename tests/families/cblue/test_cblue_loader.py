@@ -119,6 +119,49 @@ def test_baseline_runs_offline_on_every_task() -> None:
         assert result.counts["ok"] == len(result.samples)
         assert result.system_name == "baseline:cblue_trivial"
     sts = run_cblue("CHIP-STS", None, None, system="baseline")
-    assert [p.answer for p in sts.predictions] == [
-        s.input["answer_choices"][0] for s in sts.samples
+    firsts = [s.input["answer_choices"][0] for s in sts.samples]
+    assert "相同" in firsts  # read as model text: 相同 -> 是的
+    expected = [{"相同": "是的", "不同": "不是"}.get(c, c) for c in firsts]
+    assert [p.answer for p in sts.predictions] == expected
+
+
+def test_random_answers_are_valid_and_in_range() -> None:
+    for task in TASK_NAMES:
+        result = run_cblue(task, None, None, system="random")
+        assert result.counts["ok"] == len(result.samples), task
+
+
+def test_gold_that_cannot_be_parsed_names_the_line(tmp_path: Path) -> None:
+    bad = row("a", task="CMeEE-V2", target="疾病实体：x", answer_choices=None)
+    write_jsonl(tmp_path / "dev.json", [row("z"), bad])
+    with pytest.raises(BenchregError, match=r"dev.json:2: cannot read the gold of a"):
+        load("CMeEE-V2", tmp_path)
+
+
+def test_files_that_are_not_utf8_are_one_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "dev.json").write_bytes(
+        json.dumps(row("a"), ensure_ascii=False).encode("gbk") + b"\n"
+    )
+    with pytest.raises(BenchregError, match="not UTF-8 text"):
+        load("KUAKE-IR", tmp_path)
+    write_jsonl(tmp_path / "dev.json", [row("a")])
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_bytes('{"sample_id": "a", "output": "相关"}\n'.encode("gbk"))
+    with pytest.raises(BenchregError, match="predictions file is not UTF-8 text"):
+        run_cblue("KUAKE-IR", predictions, tmp_path)
+
+
+def test_gold_validator_flags_structured_gold_that_disagrees_with_target(tmp_path: Path) -> None:
+    from benchreg.core import registry
+    from benchreg.core.types import LoadContext
+
+    write_jsonl(tmp_path / "dev.json", [row("a", target="相关"), row("b", target="不相关")])
+    (tmp_path / "dev_structured.json").write_text(
+        json.dumps({"KUAKE-IR": [{"sample_id": "a", "answer": "不相关"}]}), encoding="utf-8"
+    )
+    dataset = load("KUAKE-IR", tmp_path)
+    ctx = LoadContext(tmp_path, (), "dev", {}, "cblue/KUAKE-IR")
+    findings = registry.validators.get("cblue_gold")(dataset, ctx)
+    assert [(f.where, f.message) for f in findings] == [
+        ("a", "structured gold differs from the parsed `target` text")
     ]

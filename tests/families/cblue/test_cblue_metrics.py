@@ -76,7 +76,9 @@ def test_rouge_of_empty_texts_and_report_sections() -> None:
     samples = [Sample("a", {}, "今天多喝水。")]
     perfect = reply_rouge(samples, [Prediction("a", answer="今天多喝水。")])
     assert perfect.value == pytest.approx(0.999999995, abs=1e-12)
-    assert reply_rouge(samples, [Prediction("a", answer="")]).value == 0.0
+    # an empty reply becomes `无 。`, which shares `。` with the gold: L = F(1/2, 1/6)
+    empty = reply_rouge(samples, [Prediction("a", answer="")])
+    assert empty.value == pytest.approx(0.25, abs=1e-8)
     both_empty = reply_rouge([Sample("b", {}, "")], [Prediction("b", answer="  ")])
     assert both_empty.value == pytest.approx(0.999999995, abs=1e-12)  # both become `无 。`
     report = Sample("r", {}, {"主诉": "咳嗽", "诊断": ""})

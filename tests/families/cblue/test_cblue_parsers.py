@@ -132,3 +132,17 @@ def test_parsers_needing_options_reject_samples_without_options(task: str) -> No
 
     with pytest.raises(ParseError):
         parse_text(task, "x", Sample("s", {"answer_choices": None}, None))
+
+
+def test_embedded_sample_is_what_the_generator_writes() -> None:
+    import subprocess
+    import sys
+
+    tool = SAMPLE_DIR.parents[3] / "tools" / "cblue_make_sample.py"
+    proc = subprocess.run(
+        [sys.executable, str(tool), "--check", "--out", str(SAMPLE_DIR)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr

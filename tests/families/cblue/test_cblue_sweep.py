@@ -15,8 +15,6 @@ from benchreg.core.analysis import read_jobs
 from benchreg.families.cblue.catalogue import TASK_NAMES
 from benchreg.families.cblue.sweep import cblue_overall, overall, write_results_json
 
-SAMPLE = Path(__file__).resolve().parents[3] / "benchreg" / "families" / "cblue" / "sample"
-
 
 def sweep(tmp_path: Path, *overrides: str) -> Path:
     out = tmp_path / "sweep"
@@ -41,8 +39,14 @@ def sweep(tmp_path: Path, *overrides: str) -> Path:
     return out
 
 
-def test_glob_multirun_on_the_embedded_sample(tmp_path: Path) -> None:
-    out = sweep(tmp_path)
+@pytest.fixture(scope="module")
+def sample_sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`python -m benchreg -m task='glob(cblue/*)'` on the embedded sample (baseline model)."""
+    return sweep(tmp_path_factory.mktemp("cblue"))
+
+
+def test_glob_multirun_on_the_embedded_sample(sample_sweep: Path) -> None:
+    out = sample_sweep
     jobs = read_jobs(out)
     assert sorted(j.task for j in jobs) == sorted(f"cblue/{t}" for t in TASK_NAMES)
     assert {j.model for j in jobs} == {"baseline:cblue_trivial"}
@@ -73,15 +77,29 @@ def test_overall_and_results_json_match_the_official_on_a_reference_set(
     assert load_json(out / "results.json") == load_json(predictions)
 
 
-def test_incomplete_and_multiple_groups(tmp_path: Path) -> None:
-    out = sweep(tmp_path)
+def test_test_split_sweep_writes_the_official_results_json(tmp_path: Path, raw: Path) -> None:
+    """Text predictions for the test split (all empty) -> exactly the upstream results.json."""
+    out = sweep(
+        tmp_path,
+        "view=test",
+        "model=predictions",
+        f"model.path={raw / 'test_predictions.json'}",
+        f"roots.cblue={raw}",
+    )
+    written = (out / "results.json").read_text("utf-8")
+    assert json.loads(written) == load_json(raw / "results.json")
+    assert list(json.loads(written)) == list(load_json(raw / "results.json"))
+
+
+def test_incomplete_and_multiple_groups(sample_sweep: Path, tmp_path: Path) -> None:
+    out = sample_sweep
     jobs = [j for j in read_jobs(out) if not j.task.endswith("MedDG")]
     (group,) = overall(jobs)["groups"]
     assert not group["complete"] and group["overall"] is None
     assert group["missing_tasks"] == ["MedDG"]
     report = cblue_overall(jobs)
     assert "mean of 15 of 16 tasks (not the overall)" in report.markdown
-    other = [j for j in read_jobs(out)]
+    other = read_jobs(out)
     for job in other:
         job.metrics["model"] = "other"
     written = write_results_json(jobs + other, tmp_path / "results.json")

@@ -220,6 +220,21 @@ def test_text_rows_sample_id_output_and_other_tasks(
     assert result.prediction_set.unknown_ids == ["dev-unknown"]
 
 
+def test_jsonl_rows_may_carry_structured_answers(
+    raw: Path, reference: Path, tmp_path: Path
+) -> None:
+    rows = [
+        {"sample_id": e["sample_id"], "answer": e["answer"], "task_dataset": task}
+        for task, entries in load_json(reference / "perturb_drop_last.json").items()
+        for e in entries
+    ]
+    path = write_jsonl(tmp_path / "answers.jsonl", rows)
+    assert_scores(
+        run_cblue("CHIP-CDEE", path, raw),
+        reference_scores(reference, "perturb_drop_last", "CHIP-CDEE"),
+    )
+
+
 def test_a_file_that_is_not_json_is_one_clear_error(raw: Path, tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text('{"sample_id": "a", "output": "x"}\n{not json\n', encoding="utf-8")

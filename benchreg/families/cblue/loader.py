@@ -1,0 +1,242 @@
+"""Loader for a PromptCBLUE folder: `<split>.json` (JSON Lines) plus `<split>_structured.json`.
+
+Each line of the split file: `input` (the full prompt), `target` (the gold text), `answer_choices`,
+`task_type`, `task_dataset`, `sample_id`. One task entry takes the lines of its task (CMeIE-V2 is
+read as CMeIE); lines of tasks outside the 16 (e.g. Text2DT, CMedCausal) are ignored.
+Gold comes from the structured file (`{task: [{sample_id, answer}]}`) when it holds the sample,
+otherwise from parsing `target` with the task's parser. The split is the run's view
+(dev | test | train) unless the loader param `split` names another file stem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from benchreg.core import registry
+from benchreg.core.errors import BenchregError, ParseError, at
+from benchreg.core.io import iter_jsonl, read_json
+from benchreg.core.types import Dataset, LoadContext, Sample
+from benchreg.families.cblue.catalogue import TaskInfo, lookup, task_of_entry
+from benchreg.families.cblue.parsers import PARSERS
+
+REQUIRED_FIELDS = ("input", "target", "task_dataset", "sample_id")
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    line: int
+    data: dict[str, Any]
+
+
+@registry.loaders.register("cblue")
+def load_cblue(ctx: LoadContext) -> Dataset:
+    info = task_of_entry(ctx.task_name, dict(ctx.params))
+    split = str(ctx.params.get("split") or ctx.view or "dev")
+    split_file = ctx.data_root / f"{split}.json"
+    if not split_file.is_file():
+        raise BenchregError(
+            f"PromptCBLUE split file {split_file.name} not found",
+            where=ctx.data_root,
+            fix=f"point roots.cblue at a folder with {split}.json (JSON Lines) or pick a view",
+        )
+    rows = rows_of_task(split_file, info)
+    structured_file = ctx.data_root / f"{split}_structured.json"
+    gold_by_id = structured_gold(structured_file, info) if structured_file.is_file() else {}
+
+    samples: list[Sample] = []
+    warnings: list[str] = []
+    seen: dict[str, int] = {}
+    from_target: list[str] = []
+    for row in rows:
+        sample, used_target = _sample(row, info, split, split_file, gold_by_id)
+        if sample.id in seen:
+            raise BenchregError(
+                f"duplicate sample_id {sample.id!r} in task {info.name} "
+                f"(first at line {seen[sample.id]})",
+                where=at(split_file, row.line),
+                fix="give every sample of a task its own sample_id",
+            )
+        seen[sample.id] = row.line
+        if used_target:
+            from_target.append(sample.id)
+        samples.append(sample)
+
+    files = [split_file]
+    if gold_by_id:
+        files.append(structured_file)
+        if from_target:
+            warnings.append(
+                f"{structured_file.name} has no gold for {len(from_target)} {info.name} "
+                f"sample(s) ({_some(from_target)}); their gold was parsed from `target`"
+            )
+        stray = sorted(set(gold_by_id) - set(seen))
+        if stray:
+            warnings.append(
+                f"{structured_file.name}: {len(stray)} {info.name} gold entr(y/ies) for samples "
+                f"not in {split_file.name}, e.g. {stray[0]!r}; ignored"
+            )
+    if (
+        samples
+        and all(not str(s.meta.get("target", "")).strip() for s in samples)
+        and not gold_by_id
+    ):
+        warnings.append(
+            f"every {info.name} target in {split_file.name} is empty: this split has no gold, "
+            "so its scores mean nothing (use it to write results.json for submission)"
+        )
+    return Dataset(
+        samples=samples,
+        files=files,
+        warnings=warnings,
+        info={
+            "split": split,
+            "task_dataset": info.name,
+            "gold_from_structured": len(samples) - len(from_target),
+            "gold_from_target": len(from_target),
+        },
+    )
+
+
+def _some(ids: list[str], shown: int = 5) -> str:
+    return ", ".join(ids[:shown]) + (", ..." if len(ids) > shown else "")
+
+
+def _sample(
+    row: Row, info: TaskInfo, split: str, split_file: Path, gold_by_id: dict[str, Any]
+) -> tuple[Sample, bool]:
+    data = row.data
+    sample_id = data["sample_id"]
+    choices = data.get("answer_choices")
+    sample = Sample(
+        id=sample_id,
+        input={
+            "prompt": data["input"],
+            "answer_choices": list(choices) if isinstance(choices, list) else None,
+            "task_type": data.get("task_type"),
+            "task_dataset": info.name,
+        },
+        gold=None,
+        meta={"split": split, "line": row.line, "target": data["target"]},
+    )
+    if sample_id in gold_by_id:
+        return _with_gold(sample, gold_by_id[sample_id]), False
+    try:
+        gold = PARSERS[info.name](data["target"], sample)
+    except ParseError as exc:
+        raise BenchregError(
+            f"cannot read the gold of {sample_id} from its target: {exc}",
+            where=at(split_file, row.line),
+            fix="give the line its answer_choices, or add the sample to the structured gold file",
+        ) from None
+    return _with_gold(sample, gold), True
+
+
+def _with_gold(sample: Sample, gold: Any) -> Sample:
+    return Sample(id=sample.id, input=sample.input, gold=gold, meta=sample.meta)
+
+
+def rows_of_task(split_file: Path, info: TaskInfo) -> list[Row]:
+    stat = split_file.stat()
+    try:
+        rows = _read_split(str(split_file.resolve()), stat.st_mtime_ns, stat.st_size)
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(split_file, exc) from None
+    return [row for row in rows if lookup(row.data["task_dataset"]) is info]
+
+
+@lru_cache(maxsize=4)
+def _read_split(path: str, mtime_ns: int, size: int) -> tuple[Row, ...]:
+    """Every row of a split file, checked once (a sweep loads the same file for 16 tasks)."""
+    split_file = Path(path)
+    rows = []
+    for number, obj in iter_jsonl(split_file):
+        where = at(split_file, number)
+        if not isinstance(obj, dict):
+            raise BenchregError("a PromptCBLUE line must be a JSON object", where=where)
+        missing = [f for f in REQUIRED_FIELDS if f not in obj]
+        if missing:
+            raise BenchregError(
+                f"line lacks field(s) {', '.join(missing)}",
+                where=where,
+                fix="each line needs input, target, answer_choices, task_type, task_dataset, "
+                "sample_id",
+            )
+        for name in ("input", "target", "task_dataset", "sample_id"):
+            if not isinstance(obj[name], str):
+                raise BenchregError(f"field {name!r} must be a string", where=where)
+        choices = obj.get("answer_choices")
+        if choices is not None and not (
+            isinstance(choices, list) and all(isinstance(c, str) for c in choices)
+        ):
+            raise BenchregError("answer_choices must be a list of strings or null", where=where)
+        rows.append(Row(number, obj))
+    return tuple(rows)
+
+
+def structured_gold(path: Path, info: TaskInfo) -> dict[str, Any]:
+    """`{sample_id: answer}` of one task from a results.json-shaped gold file."""
+    stat = path.stat()
+    try:
+        data = _read_structured(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(path, exc) from None
+    present = [name for name in info.names if name in data]
+    if not present:
+        return {}
+    if len(present) > 1:
+        raise BenchregError(
+            f"gold file names task {info.name} twice ({' and '.join(present)})",
+            where=path,
+            fix="keep one of the two keys",
+        )
+    entries = data[present[0]]
+    if not isinstance(entries, list):
+        raise BenchregError(f"gold of task {present[0]} must be a list", where=path)
+    gold: dict[str, Any] = {}
+    for index, entry in enumerate(entries):
+        if not (isinstance(entry, dict) and isinstance(entry.get("sample_id"), str)):
+            raise BenchregError(
+                f"gold entry {index} of task {present[0]} lacks a string sample_id", where=path
+            )
+        if "answer" not in entry:
+            raise BenchregError(
+                f"gold entry {entry['sample_id']} of task {present[0]} has no answer", where=path
+            )
+        problem = _gold_problem(info, entry["answer"])
+        if problem:
+            raise BenchregError(
+                f"gold of {entry['sample_id']} ({present[0]}): {problem}",
+                where=path,
+                fix="fix the gold file; it must be in the results.json shape",
+            )
+        gold[entry["sample_id"]] = entry["answer"]
+    return gold
+
+
+def _not_utf8(path: Path, exc: UnicodeDecodeError) -> BenchregError:
+    return BenchregError(
+        f"not UTF-8 text ({exc.reason} at byte {exc.start})", where=path, fix="save it as UTF-8"
+    )
+
+
+def _gold_problem(info: TaskInfo, answer: Any) -> str | None:
+    if info.kind == "extraction":
+        if not isinstance(answer, list) or not all(isinstance(i, dict) for i in answer):
+            return "must be a list of objects"
+    elif info.kind in ("classification", "reply"):
+        if not isinstance(answer, str):
+            return "must be a string"
+    elif not (isinstance(answer, dict) and all(isinstance(v, str) for v in answer.values())):
+        return "must be an object of string sections"
+    return None
+
+
+@lru_cache(maxsize=4)
+def _read_structured(path: str, mtime_ns: int, size: int) -> dict[str, Any]:
+    data = read_json(Path(path))
+    if not isinstance(data, dict):
+        raise BenchregError("a structured gold file must map task names to lists", where=path)
+    return data

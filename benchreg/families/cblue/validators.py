@@ -1,0 +1,62 @@
+"""Data checks for a PromptCBLUE split (`mode=validate`; also logged as warnings on every load).
+
+Per-sample findings for real problems (gold items off the documented shape, structured gold that
+disagrees with the `target` text); samples without gold (empty targets, as in a test split) are
+summed up in one finding, since a whole split may be like that.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchreg.core import registry
+from benchreg.core.errors import ParseError
+from benchreg.core.types import Dataset, LoadContext, Sample
+from benchreg.core.validation import Finding
+from benchreg.families.cblue import official
+from benchreg.families.cblue.catalogue import TaskInfo, task_of_entry
+from benchreg.families.cblue.parsers import PARSERS
+from benchreg.families.cblue.schema import off_schema_items
+
+MAX_PER_KIND = 20
+
+
+@registry.validators.register("cblue_gold")
+def check_gold(dataset: Dataset, ctx: LoadContext, **params: Any) -> list[Finding]:
+    """Gold items in the documented shape, and structured gold agreeing with the `target` text."""
+    info = task_of_entry(ctx.task_name, dict(ctx.params))
+    findings: list[Finding] = []
+    no_gold: list[str] = []
+    for sample in dataset.samples:
+        if info.kind == "classification" and sample.gold == "":
+            no_gold.append(sample.id)
+        bad = off_schema_items(info.name, sample.gold)
+        if bad:
+            findings.append(Finding(sample.id, f"{bad} gold item(s) deviate from the item shape"))
+        problem = _target_problem(info, sample)
+        if problem:
+            findings.append(Finding(sample.id, problem))
+    if len(findings) > MAX_PER_KIND:
+        rest = len(findings) - MAX_PER_KIND
+        findings = [*findings[:MAX_PER_KIND], Finding(info.name, f"... and {rest} more findings")]
+    if no_gold:
+        shown = ", ".join(no_gold[:5]) + (", ..." if len(no_gold) > 5 else "")
+        findings.append(
+            Finding(info.name, f"{len(no_gold)} sample(s) have an empty gold label: {shown}")
+        )
+    return findings
+
+
+def _target_problem(info: TaskInfo, sample: Sample) -> str | None:
+    target = str(sample.meta.get("target", ""))
+    if not target:
+        return None
+    try:
+        parsed = PARSERS[info.name](target, sample)
+    except ParseError as exc:
+        return f"target cannot be parsed: {exc}"
+    if info.kind == "extraction":
+        agrees = official.item_set(parsed) == official.item_set(sample.gold)
+    else:
+        agrees = parsed == sample.gold
+    return None if agrees else "structured gold differs from the parsed `target` text"
