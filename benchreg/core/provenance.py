@@ -48,6 +48,12 @@ def redact(value: Any) -> Any:
     return value
 
 
+def redact_override(override: str) -> str:
+    """`model.api_key=sk-...` -> `model.api_key=***redacted***` (command-line overrides)."""
+    key, sep, value = override.partition("=")
+    return f"{key}={REDACTED}" if sep and value and SECRET_KEY.search(key) else override
+
+
 def spec_sha256(spec: TaskSpec) -> str:
     return sha256_text(json.dumps(spec.model_dump(mode="json"), sort_keys=True))
 

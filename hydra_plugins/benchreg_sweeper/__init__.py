@@ -38,7 +38,32 @@ class RecursiveGlobSweeper(BasicSweeper):
             if not options:
                 raise ValueError(f"{text!r} matches no option of config group {group!r}")
             expanded.append(f"{group}={','.join(options)}")
-        return super().sweep(expanded)
+        # The basic sweeper saves its config as multirun.yaml: save a redacted one instead.
+        config = self.config
+        self.config = _redacted(config)
+        try:
+            return super().sweep(expanded)
+        finally:
+            self.config = config
+
+
+def _redacted(config: Any) -> Any:
+    from omegaconf import OmegaConf
+
+    from benchreg.core.provenance import redact, redact_override
+
+    plain = OmegaConf.to_container(config, resolve=False)
+    safe = redact(plain)
+    overrides = safe.get("hydra", {}).get("overrides", {})
+    for key in ("task", "hydra"):
+        if isinstance(overrides.get(key), list):
+            overrides[key] = [redact_override(str(o)) for o in overrides[key]]
+    job = safe.get("hydra", {}).get("job", {})
+    if isinstance(job.get("override_dirname"), str):
+        job["override_dirname"] = ",".join(
+            redact_override(o) for o in job["override_dirname"].split(",")
+        )
+    return OmegaConf.create(safe)
 
 
 def _nested_options(

@@ -59,3 +59,19 @@ def test_analyze_subcommand_rewrites_summary(cli, tmp_path: Path) -> None:
     report = (sweep / "analysis_molp2s_views.md").read_text()
     assert "Use claim supported iff" in report
     assert "carbon_nmr_degeneracy" in report
+
+
+def test_sweep_files_hold_no_secret(cli, tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep"
+    proc = cli(
+        "-m",
+        "task=molp2s/gap",
+        "model=random",
+        "+model.api_key=sk-very-secret",
+        f"hydra.sweep.dir={sweep}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    files = [p for p in sweep.rglob("*") if p.is_file()]
+    assert any(p.name == "multirun.yaml" for p in files)
+    for path in files:
+        assert "sk-very-secret" not in path.read_text(), path
