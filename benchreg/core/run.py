@@ -176,15 +176,26 @@ def run_task(
     )
 
 
+PROGRESS_EVERY_S = 5.0
+
+
 async def _predict_in_batches(
     system: Any, requests: list[Request], options: RunOptions
 ) -> list[Prediction]:
+    """Hand requests over in batches; log progress every few seconds on long runs."""
     out: list[Prediction] = []
     size = max(1, options.batch_size)
     total = len(requests)
+    start_time = last_log = time.perf_counter()
     for start in range(0, total, size):
         out.extend(await system.predict(requests[start : start + size]))
+        now = time.perf_counter()
         done = min(start + size, total)
-        if options.progress and total > size:
-            logger.info(f"{system.name}: {done}/{total} samples answered")
+        if options.progress and (
+            now - last_log >= PROGRESS_EVERY_S
+            or (done == total and now - start_time >= PROGRESS_EVERY_S)
+        ):
+            rate = done / (now - start_time)
+            logger.info(f"{system.name}: {done}/{total} samples answered ({rate:.1f}/s)")
+            last_log = now
     return out

@@ -41,6 +41,12 @@ class TaskRun:
     def value(self) -> float:
         return float(self.job.metrics["metrics"][self.primary]["value"])
 
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The primary metric's value with its n, denominator and 95% CI."""
+        metric = self.job.metrics["metrics"][self.primary]
+        return {key: metric.get(key) for key in ("value", "n", "denominator", "ci95")}
+
 
 def cblue_jobs(jobs: Iterable[JobRecord]) -> list[TaskRun]:
     """The finished PromptCBLUE jobs, each with its task."""
@@ -77,7 +83,7 @@ def overall(jobs: list[JobRecord]) -> dict[str, Any]:
                 "tasks": {
                     name: {
                         "metric": runs[name].primary,
-                        "value": values[name],
+                        **runs[name].summary,
                         "metrics": {
                             k: v.get("value") for k, v in runs[name].job.metrics["metrics"].items()
                         },
@@ -88,6 +94,8 @@ def overall(jobs: list[JobRecord]) -> dict[str, Any]:
                 "complete": not missing,
                 "missing_tasks": missing,
                 "overall": mean if not missing else None,
+                "n_tasks": len(values),
+                "denominator_tasks": len(TASK_NAMES),
                 "overall_x100": mean * 100 if mean is not None and not missing else None,
                 "mean_of_present": mean,
             }
@@ -154,11 +162,23 @@ def _markdown(data: dict[str, Any], names: dict[tuple[str, str | None], str]) ->
     lines = ["PromptCBLUE: primary metric per task and their mean (0-1 scale).", ""]
     for group in data["groups"]:
         model, view = group["model"], group["view"]
-        lines += [f"### {model} (view {view})", "", "| task | metric | value |", "|---|---|---|"]
+        lines += [
+            f"### {model} (view {view})",
+            "",
+            "| task | metric | value | n/denominator | 95% CI |",
+            "|---|---|---|---|---|",
+        ]
         for name, task in group["tasks"].items():
-            lines.append(f"| {name} | {task['metric']} | {task['value']:.6f} |")
+            ci = task.get("ci95")
+            shown_ci = f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else ""
+            lines.append(
+                f"| {name} | {task['metric']} | {task['value']:.6f} | "
+                f"{task.get('n')}/{task.get('denominator')} | {shown_ci} |"
+            )
         if group["complete"]:
-            lines.append(f"| **overall (mean of 16)** | | **{group['overall']:.6f}** |")
+            lines.append(
+                f"| **overall (mean of 16)** | | **{group['overall']:.6f}** | 16/16 tasks | |"
+            )
         else:
             mean = group["mean_of_present"]
             shown = f"{mean:.6f}" if mean is not None else "n/a"

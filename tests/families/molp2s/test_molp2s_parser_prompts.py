@@ -55,3 +55,20 @@ def test_structure_only_prompt_says_no_property() -> None:
     structure_only = Sample(id="r0", input={**SAMPLE.input, "properties": {}}, gold=0)
     _, user = render(structure_only, {"system": "", "user": "{properties}"}, "structure_only")
     assert user.content == NO_PROPERTY
+
+
+def test_release_prompts_win_over_shipped_ones(release) -> None:
+    from benchreg import load_task
+    from benchreg.core.run import load_dataset, render_prompts
+
+    root = release()
+    spec = load_task("molp2s/gap")
+    samples = load_dataset(spec, "correct", root).samples
+    shipped = render_prompts(spec, samples, "correct", root)[0]
+    assert "Masked SMILES" in shipped[1].content
+
+    (root / "prompts").mkdir()
+    (root / "prompts" / "single_property_user.txt").write_text("RELEASE {record_id}")
+    system, user = render_prompts(spec, samples, "correct", root)[0]
+    assert user.content == f"RELEASE {samples[0].id}"
+    assert system.content == shipped[0].content  # no release system prompt: shipped one
