@@ -33,11 +33,17 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
                 ) from None
 
 
-def read_json(path: Path) -> Any:
+def read_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise BenchregError("file not found", where=path) from None
+    except UnicodeDecodeError as exc:
+        raise BenchregError(f"not UTF-8 text (byte {exc.start})", where=path) from None
+
+
+def read_json(path: Path) -> Any:
+    text = read_text(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -50,10 +56,7 @@ def read_yaml(path: Path) -> Any:
     """Safe-load a YAML file; a syntax error names file:line."""
     import yaml
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BenchregError("file not found", where=path) from None
+    text = read_text(path)
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
