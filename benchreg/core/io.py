@@ -16,21 +16,26 @@ from benchreg.core.errors import BenchregError, at
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, object)`` for every non-blank line; malformed JSON names file:line."""
     try:
-        handle = path.open(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise BenchregError("file not found", where=path) from None
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise BenchregError(
-                    f"malformed JSON ({exc.msg}, column {exc.colno})",
-                    where=at(path, number),
-                    fix="each line must be one JSON object",
-                ) from None
+    for number, line_bytes in enumerate(raw.splitlines(), start=1):
+        try:
+            line = line_bytes.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BenchregError(
+                f"not UTF-8 text (byte {exc.start} of the line)", where=at(path, number)
+            ) from None
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BenchregError(
+                f"malformed JSON ({exc.msg}, column {exc.colno})",
+                where=at(path, number),
+                fix="each line must be one JSON object",
+            ) from None
 
 
 def read_text(path: Path) -> str:

@@ -48,3 +48,10 @@ def test_package_versions_cover_key_packages() -> None:
     versions = package_versions()
     for name in ("hydra-core", "pydantic", "rdkit", "omegaconf"):
         assert versions[name]
+
+
+def test_iter_jsonl_reports_non_utf8_line(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"a": "\xff"}\n')
+    with pytest.raises(BenchregError, match=r"x\.jsonl:2: not UTF-8"):
+        list(iter_jsonl(path))
