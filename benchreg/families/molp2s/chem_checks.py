@@ -23,18 +23,22 @@ def masked_smiles_problem(masked: str, mask: Mapping[str, Any]) -> str | None:
     """Why a masked SMILES is unusable, or None when it is fine.
 
     The mask is either an RDKit dummy atom (`*`, `[*]`, `[1*]`, ...) or a textual token named in
-    the mask metadata (`mask.token`), which is replaced by `[*]` before parsing.
+    the mask metadata (`mask.token`, or any other string value of `mask` found in the SMILES),
+    which is replaced by `[*]` before parsing.
     """
-    token = mask.get("token")
-    text = masked
-    if isinstance(token, str) and token and token not in ("*", "[*]") and token in masked:
-        text = masked.replace(token, "[*]")
-    mol = _chem().MolFromSmiles(text)
-    if mol is None:
-        hint = f" (mask token {token!r} replaced by [*])" if text != masked else ""
-        return f"masked SMILES {masked!r} does not parse in RDKit{hint}"
-    if not any(atom.GetAtomicNum() == 0 for atom in mol.GetAtoms()):
-        return (
-            f"masked SMILES {masked!r} has no mask: no dummy atom and no `mask.token` found in it"
-        )
-    return None
+    if _has_dummy_atom(masked):
+        return None
+    tokens = [mask.get("token"), *(v for k, v in mask.items() if k != "token")]
+    for token in tokens:
+        usable = isinstance(token, str) and token and token in masked
+        if usable and _has_dummy_atom(masked.replace(token, "[*]")):
+            return None
+    if _chem().MolFromSmiles(masked) is None:
+        named = f"; mask token {mask.get('token')!r} not found in it" if mask.get("token") else ""
+        return f"masked SMILES {masked!r} does not parse in RDKit{named}"
+    return f"masked SMILES {masked!r} has no mask: no dummy atom and no `mask.token` found in it"
+
+
+def _has_dummy_atom(smiles: str) -> bool:
+    mol = _chem().MolFromSmiles(smiles)
+    return mol is not None and any(atom.GetAtomicNum() == 0 for atom in mol.GetAtoms())

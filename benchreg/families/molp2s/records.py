@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 VIEWS = ("correct", "shuffled", "counterfactual")
 STRUCTURE_ONLY = "structure_only"
@@ -21,6 +21,12 @@ class TaskLine(BaseModel):
     mask: dict[str, Any]
     properties: dict[str, Any]
     candidate_completed_smiles: list[str] = Field(min_length=1)
+
+    @field_validator("mask", mode="before")
+    @classmethod
+    def _token_shorthand(cls, value: Any) -> Any:
+        """A bare string is the mask token: `"mask": "[MASK]"` == `{"token": "[MASK]"}`."""
+        return {"token": value} if isinstance(value, str) else value
 
 
 class LabelLine(BaseModel):

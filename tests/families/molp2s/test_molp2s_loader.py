@@ -102,9 +102,13 @@ def test_masked_smiles_without_mask_is_rejected(release, make_record) -> None:
         ("c1ccccc1C[1*]", {}),
         ("c1ccccc1C<MASK>", {"token": "<MASK>"}),
         ("c1ccccc1C[R]", {"token": "[R]"}),
+        ("c1ccccc1C[MASK]", {"mask_token": "[MASK]", "attachment_points": 1}),
+        ("c1ccccc1C[MASK]", "[MASK]"),
     ],
 )
-def test_mask_as_dummy_atom_or_text_token(release, make_record, masked: str, mask: dict) -> None:
+def test_mask_as_dummy_atom_or_text_token(
+    release, make_record, masked: str, mask: dict | str
+) -> None:
     dataset = load(
         release(
             records=[make_record("r0", masked_smiles=masked, mask=mask)],
