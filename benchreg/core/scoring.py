@@ -102,7 +102,9 @@ def compute_metrics(
         summary = MetricSummary(result.value, result.n, result.denominator, detail=result.detail)
         want_ci = ref.primary or ref.ci in ("wilson", "bootstrap")
         if want_ci and ref.ci != "none":
-            summary.ci95, summary.ci_method = _ci(ref, fn, samples, preds, result, n_boot, seed)
+            ci = _ci(ref, fn, samples, preds, result, n_boot, seed)
+            if ci is not None:
+                summary.ci95, summary.ci_method = ci
         summaries[ref.output_name] = summary
         if result.per_sample is not None:
             per_sample[ref.output_name] = result.per_sample
@@ -117,13 +119,16 @@ def _ci(
     result: MetricResult,
     n_boot: int,
     seed: int,
-) -> tuple[tuple[float, float], str]:
+) -> tuple[tuple[float, float], str] | None:
+    """Wilson for 0/1 scores, else percentile bootstrap; None when bootstrapping is off."""
     values = result.per_sample
     binary = values is not None and all(v in (0.0, 1.0) for v in values)
     if ref.ci == "wilson" or (ref.ci == "auto" and binary):
         if values is None:
             raise ValueError(f"metric {ref.name}: a Wilson CI needs per-sample scores")
         return wilson_ci(int(sum(values)), len(values)), "wilson"
+    if n_boot <= 0:
+        return None
     if values is not None:
         return bootstrap_mean_ci(values, n_boot=n_boot, seed=seed), f"bootstrap({n_boot})"
 
