@@ -10,8 +10,9 @@ predictions (parser path). Printed per task family: wall time (median of the rep
 second, and the ratio against a baseline measured in the same run: a direct computation of the
 same official scores with scikit-learn / rouge_chinese on in-memory lists (no loading, checking,
 prediction reading or bootstrap CIs). Columns: `ours s` full runs (structured results.json,
-with the bootstrap CI of the primary metric), `no-CI s` the same with a single resample, `text s`
-full runs on text predictions (parsing included), `direct s` the baseline.
+with the bootstrap CIs of the primary metric's outputs, resampled from per-sample statistics),
+`no-CI s` the same with a single resample, `text s` full runs on text predictions (parsing
+included), `direct s` the baseline.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Benchmark: scoring a reference-size MolP2S release (15 directories x 3 views, 5,742 records).
 
-Run by hand:  python bench/molp2s_scoring.py [--repeats 5]
+Run by hand, from the project root:  python -m bench.molp2s_scoring [--repeats 5]
+(the release is written by the generator in `builders/molp2s/`).
 
 Compares, in the same run and on the same generated release and predictions files:
 - baseline: a minimal stdlib scorer (read tasks, labels, predictions; count hits), the work the
@@ -22,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchreg import RunOptions, load_task, run_task
-from benchreg.families.molp2s import generate
+from builders.molp2s import generate
 
 VIEWS = ("correct", "shuffled", "counterfactual")
 
@@ -85,6 +86,8 @@ def benchreg_scorer(root: Path, preds: Path, check_smiles: bool) -> int:
                     "path": str(preds / f"{directory}.{view}.jsonl"),
                 },
             )
+            # random indices are always in range: every record is scored as given
+            assert result.statuses["ok"] == len(result.samples), result.statuses
             hits += result.counts["hits"]
     return hits
 

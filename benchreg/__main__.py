@@ -1,15 +1,24 @@
-"""`python -m benchreg ...`: the Hydra app, plus the `analyze` and `tasks` subcommands."""
+"""`python -m benchreg ...`: the Hydra app, plus `--version` and the `analyze` and `tasks`
+subcommands."""
 
 from __future__ import annotations
 
 import sys
 
+SUBCOMMANDS = ("analyze", "tasks")
+
 
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] in ("analyze", "tasks"):
+    args = sys.argv[1:]
+    if args[:1] == ["--version"]:
+        from benchreg import __version__
+
+        print(f"benchreg {__version__}")
+        sys.exit(0)
+    if args[:1] and args[0] in SUBCOMMANDS:
         from benchreg.app.commands import main as command_main
 
-        sys.exit(command_main(sys.argv[1:]))
+        sys.exit(command_main(args))
     from benchreg.app.main import main as app_main
 
     app_main()

@@ -1,4 +1,5 @@
-"""Hydra callback: after a multirun, write summary.csv / summary.md and run the analyses."""
+"""Hydra callback: after a multirun, write summary.csv / summary.md, run the analyses and print
+the summary table on the terminal."""
 
 from __future__ import annotations
 
@@ -34,13 +35,24 @@ def _job_order(path: Path) -> tuple[int, str]:
     return (int(head) if head.isdigit() else 1 << 30, path.name)
 
 
-def summarize_sweep(sweep_dir: Path) -> list[Path]:
+def summarize_sweep(sweep_dir: Path) -> tuple[list[dict[str, Any]], list[Path]]:
+    """Write the summary files and analyses; returns the summary rows and the files written."""
     rows = sweep_rows(sweep_dir)
     reports = run_analyses(read_jobs(sweep_dir))
     extra = "".join(f"\n## {r.name}\n\n{r.markdown.strip()}\n" for r in reports)
     atomic_write_text(sweep_dir / "summary.csv", summary_csv(rows))
     atomic_write_text(sweep_dir / "summary.md", summary_markdown(rows) + extra)
-    return [sweep_dir / "summary.csv", sweep_dir / "summary.md", *write_reports(sweep_dir, reports)]
+    written = [sweep_dir / "summary.csv", sweep_dir / "summary.md"]
+    return rows, [*written, *write_reports(sweep_dir, reports)]
+
+
+def report_sweep(sweep_dir: Path) -> int:
+    """Summarize a sweep on disk and the terminal; returns the number of failed jobs."""
+    rows, written = summarize_sweep(sweep_dir)
+    print(summary_markdown(rows))
+    for path in written:
+        logger.info(f"wrote {path}")
+    return sum(1 for row in rows if row.get("status") != "ok")
 
 
 class SweepSummary(Callback):
@@ -49,9 +61,6 @@ class SweepSummary(Callback):
         if not sweep_dir.is_dir():
             return
         try:
-            written = summarize_sweep(sweep_dir)
+            report_sweep(sweep_dir)
         except Exception as exc:  # a broken analysis must not hide the jobs' own outputs
             logger.error(f"sweep summary failed: {type(exc).__name__}: {exc}")
-            return
-        for path in written:
-            logger.info(f"wrote {path}")

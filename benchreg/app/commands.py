@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from pathlib import Path
 
 from benchreg.core.errors import BenchregError
+
+SEARCHPATH_OVERRIDE = "hydra.searchpath="
 
 
 def main(argv: list[str]) -> int:
@@ -14,30 +18,61 @@ def main(argv: list[str]) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     analyze = sub.add_parser("analyze", help="summarize a sweep dir and run its analyses")
     analyze.add_argument("sweep_dir", type=Path)
-    sub.add_parser("tasks", help="list the registered task entries")
+    tasks = sub.add_parser(
+        "tasks",
+        help="list the registered task entries",
+        description="List every task entry: family, views, sample count on the embedded sample "
+        "data, description. Folders of your own: --searchpath DIR, "
+        "hydra.searchpath=[file:///DIR] or $BENCHREG_TASKS_PATH.",
+    )
+    tasks.add_argument("--json", action="store_true", help="print a JSON list (for scripts)")
+    tasks.add_argument(
+        "--searchpath",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="a folder of task entries (DIR/task/<group>/<name>.yaml or DIR/<group>/<name>.yaml)",
+    )
+    tasks.add_argument("overrides", nargs="*", help="hydra.searchpath=[file:///DIR,...]")
     args = parser.parse_args(argv)
     try:
         if args.command == "analyze":
             return _analyze(args.sweep_dir)
-        return _tasks()
+        return _tasks(args.searchpath + _searchpath_overrides(args.overrides), args.json)
     except BenchregError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # the reader went away (`tasks | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _searchpath_overrides(overrides: list[str]) -> list[Path]:
+    from benchreg.app.config import searchpath_folders
+
+    folders: list[Path] = []
+    for text in overrides:
+        if not text.startswith(SEARCHPATH_OVERRIDE):
+            raise BenchregError(
+                f"unexpected argument {text!r}", fix="tasks takes only hydra.searchpath=[...]"
+            )
+        entries = text.removeprefix(SEARCHPATH_OVERRIDE).strip("[]").split(",")
+        folders += searchpath_folders(entry.strip().strip("'\"") for entry in entries)
+    return folders
 
 
 def _analyze(sweep_dir: Path) -> int:
-    from benchreg.app.callbacks import summarize_sweep
+    from benchreg.app.callbacks import report_sweep
 
     if not sweep_dir.is_dir():
         raise BenchregError("not a folder", where=sweep_dir, fix="pass a multirun sweep dir")
-    for path in summarize_sweep(sweep_dir):
-        print(f"wrote {path}")
-    return 0
+    return 2 if report_sweep(sweep_dir) else 0
 
 
-def _tasks() -> int:
-    from benchreg.core.tasks import list_tasks
+def _tasks(folders: list[Path], as_json: bool) -> int:
+    from benchreg.app.listing import list_entries, render
 
-    for name in list_tasks():
-        print(name)
+    rows = list_entries([folder.expanduser().resolve() for folder in folders])
+    print(json.dumps(rows, indent=2, ensure_ascii=False) if as_json else render(rows))
     return 0

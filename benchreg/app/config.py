@@ -1,41 +1,57 @@
-"""From the composed Hydra config to core objects (task spec with file:line errors, options)."""
+"""From the composed Hydra config to core objects: the task spec, its folders, run options.
+
+`task` is a plain string in the config; the core composer (:func:`benchreg.core.tasks.load_task`)
+turns it into a spec. Hydra composes only the app config (model, roots, run options).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from benchreg.core.errors import BenchregError
 from benchreg.core.run import RunOptions
 from benchreg.core.spec import TaskSpec
-from benchreg.core.tasks import compose_entry, find_task_file, spec_from_mapping
+
+MODES = ("run", "validate", "prompts")
 
 
 def to_dict(node: Any) -> dict[str, Any]:
     return OmegaConf.to_container(node, resolve=True) or {}  # type: ignore[return-value]
 
 
-def task_folders_from_hydra() -> list[Path]:
-    """The folders Hydra searched, in order, that can hold task entries."""
+def searchpath_folders(searchpath: Iterable[str] | None) -> list[Path]:
+    """The `file://` entries of `hydra.searchpath` (entries at `<dir>/tasks/<group>/<name>`)."""
     folders = []
-    for source in HydraConfig.get().runtime.config_sources:
-        if source.schema in ("benchreg-tasks", "file"):
-            folders.append(Path(source.path))
+    for entry in searchpath or ():
+        text = str(entry)
+        if text.startswith("file://"):
+            folders.append(Path(text.removeprefix("file://")).expanduser().resolve())
     return folders
 
 
-def task_spec(cfg: DictConfig) -> tuple[TaskSpec, list[Path]]:
-    """Validate the composed `task` node; errors point at the entry file (or its base)."""
-    choice = HydraConfig.get().runtime.choices.get("task")
-    folders = task_folders_from_hydra()
-    path = find_task_file(str(choice), folders) if choice else None
-    sources = compose_entry(path, folders)[1] if path else []
-    if "task" not in cfg or cfg.task is None:
+def task_name(cfg: DictConfig) -> str:
+    name = cfg.get("task")
+    if not isinstance(name, str) or not name.strip():
         raise BenchregError("no task selected", fix="add task=<family>/<name>")
-    return spec_from_mapping(to_dict(cfg.task), sources), sources
+    return name.strip()
+
+
+def task_spec(cfg: DictConfig, searchpath: Iterable[str] = ()) -> TaskSpec:
+    """Compose and validate the selected entry; errors point at the entry file (or its base)."""
+    from benchreg.core.tasks import load_task
+
+    return load_task(task_name(cfg), searchpath_folders(searchpath))
+
+
+def mode(cfg: DictConfig) -> str:
+    value = str(cfg.get("mode", "run"))
+    if value not in MODES:
+        raise BenchregError(f"unknown mode {value!r}", fix=f"choose one of {', '.join(MODES)}")
+    return value
 
 
 def run_options(cfg: DictConfig) -> RunOptions:

@@ -1,9 +1,11 @@
-"""The Hydra entry point: compose a task, run it, write its outputs."""
+"""The Hydra entry point: resolve the task, do what `mode=` asks, record failures."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import traceback
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -13,17 +15,10 @@ from hydra.types import RunMode
 from loguru import logger
 from omegaconf import DictConfig, OmegaConf
 
-from benchreg.app.config import run_options, task_spec, to_dict
+from benchreg.app import modes
+from benchreg.app.config import mode, task_spec
 from benchreg.core.errors import BenchregError
-from benchreg.core.records import write_error, write_run
-from benchreg.core.report import run_table
-from benchreg.core.run import (
-    data_root_for,
-    load_context,
-    load_dataset,
-    run_task,
-    run_validators,
-)
+from benchreg.core.records import write_error
 from benchreg.resources import conf_dir
 
 _state = {"failures": 0}
@@ -36,30 +31,48 @@ def _slug(*parts: Any) -> str:
 OmegaConf.register_new_resolver("benchreg_slug", _slug, replace=True)
 
 
+def reject_task_group_folders(argv: list[str]) -> None:
+    """`task` is a plain string, not a config group: a search-path folder holding `task/` would
+    make Hydra treat it as one and fail with an obscure message, so say what to rename."""
+    for arg in argv:
+        key, _, value = arg.partition("=")
+        if key.lstrip("+") != "hydra.searchpath":
+            continue
+        for entry in value.strip("[]").split(","):
+            folder = Path(entry.strip().removeprefix("file://")).expanduser()
+            if (folder / "task").is_dir():
+                raise BenchregError(
+                    "task entries on the search path go under `tasks/`, not `task/`",
+                    where=folder / "task",
+                    fix=f"rename it to {folder / 'tasks'}",
+                )
+
+
+def run_job(cfg: DictConfig, out_dir: Path, searchpath: Iterable[str] = ()) -> dict[str, Any]:
+    """One job: the result of the selected mode (`failed` is true when it found errors)."""
+    selected = mode(cfg)
+    spec = task_spec(cfg, searchpath)
+    if selected == "validate":
+        report = modes.validate(spec, cfg, out_dir)
+        return {"validate": report, "failed": report["errors"] > 0}
+    if selected == "prompts":
+        return {"prompts": str(modes.prompts(spec, cfg, out_dir)), "failed": False}
+    return {"record": modes.run(spec, cfg, out_dir), "failed": False}
+
+
 @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
 def hydra_entry(cfg: DictConfig) -> dict[str, Any]:
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
-    task_name = str(hydra_cfg.runtime.choices.get("task"))
     try:
-        spec, _ = task_spec(cfg)
-        if cfg.get("mode", "run") == "validate":
-            return {"validate": validate(spec, cfg)}
-        result = run_task(
-            spec,
-            view=cfg.get("view"),
-            system_cfg=to_dict(cfg.model),
-            roots=to_dict(cfg.roots),
-            options=run_options(cfg),
-        )
-        record = write_run(out_dir, result, to_dict(cfg))
-        print(run_table(record))
-        print(f"outputs: {out_dir}")
-        return {"record": record}
+        result = run_job(cfg, out_dir, hydra_cfg.searchpath)
+        _state["failures"] += int(result["failed"])
+        return result
     except BenchregError as exc:
         logger.error(exc.message)
         if not multirun:
+            _drop_if_empty(out_dir)
             sys.exit(exc.exit_code)
         message = exc.message
     except Exception as exc:
@@ -68,39 +81,24 @@ def hydra_entry(cfg: DictConfig) -> dict[str, Any]:
         message = f"{type(exc).__name__}: {exc}"
         logger.error(f"job failed: {message}\n{traceback.format_exc()}")
     _state["failures"] += 1
-    write_error(out_dir, task_name, cfg.get("view"), cfg.model.get("name"), message)
-    return {"error": message}
+    write_error(out_dir, cfg.get("task"), cfg.get("view"), cfg.model.get("name"), message)
+    return {"error": message, "failed": True}
 
 
-def validate(spec: Any, cfg: DictConfig) -> dict[str, Any]:
-    from benchreg.core.io import atomic_write_json
-
-    view = spec.resolve_view(cfg.get("view"))
-    root = data_root_for(spec, to_dict(cfg.roots))
-    dataset = load_dataset(spec, view, root)
-    findings = run_validators(spec, dataset, load_context(spec, view, root))
-    for finding in findings:
-        print(f"{finding.severity}: {finding}")
-    errors = sum(1 for f in findings if f.severity == "error")
-    print(
-        f"{spec.name}: {len(dataset.samples)} records checked, {errors} errors, "
-        f"{len(findings) - errors} warnings ({len(spec.validators)} validators)"
-    )
-    report = {
-        "task": spec.name,
-        "view": view,
-        "records": len(dataset.samples),
-        "findings": [
-            {"where": f.where, "message": f.message, "severity": f.severity} for f in findings
-        ],
-    }
-    atomic_write_json(Path(HydraConfig.get().runtime.output_dir) / "validation.json", report)
-    return report
+def _drop_if_empty(out_dir: Path) -> None:
+    """A run stopped by bad input leaves no empty run folder behind."""
+    with contextlib.suppress(OSError):
+        out_dir.rmdir()
 
 
 def main() -> None:
     logger.remove()
     logger.add(sys.stderr, level="INFO", format="<level>{level: <7}</level> {message}")
+    try:
+        reject_task_group_folders(sys.argv[1:])
+    except BenchregError as exc:
+        logger.error(exc.message)
+        sys.exit(exc.exit_code)
     hydra_entry()
     if _state["failures"]:
         sys.exit(2)

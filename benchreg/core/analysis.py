@@ -99,3 +99,64 @@ def write_reports(out_dir: Path, reports: list[AnalysisReport]) -> list[Path]:
             atomic_write_text(out_dir / name, text)
             written.append(out_dir / name)
     return written
+
+
+# --- helpers shared by the families' analyses ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PairedBinary:
+    """Two 0/1 outcomes paired on sample id: discordant counts and the exact McNemar p."""
+
+    n_pairs: int
+    hits_a: int
+    hits_b: int
+    only_a: int  # hit in a, not in b
+    only_b: int
+    p_mcnemar: float
+
+    @property
+    def difference(self) -> float:
+        """rate(a) - rate(b) over the pairs."""
+        return (self.hits_a - self.hits_b) / self.n_pairs if self.n_pairs else 0.0
+
+
+def paired_binary(a: dict[str, bool], b: dict[str, bool]) -> PairedBinary:
+    from benchreg.core.stats import mcnemar_exact
+
+    keys = sorted(set(a) & set(b))
+    only_a = sum(1 for k in keys if a[k] and not b[k])
+    only_b = sum(1 for k in keys if b[k] and not a[k])
+    return PairedBinary(
+        n_pairs=len(keys),
+        hits_a=sum(a[k] for k in keys),
+        hits_b=sum(b[k] for k in keys),
+        only_a=only_a,
+        only_b=only_b,
+        p_mcnemar=mcnemar_exact(only_a, only_b),
+    )
+
+
+def markdown_table(header: list[str], rows: list[list[Any]]) -> str:
+    """A GitHub markdown table; floats with 4 decimals, None as an empty cell."""
+
+    def cell(value: Any) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, float):
+            return f"{value:.4f}"
+        return str(value).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def rate_with_ci(hits: int, n: int, digits: int = 3) -> str:
+    """`0.300 [0.210, 0.410] (30/100)`: a rate with its Wilson 95% CI and counts."""
+    from benchreg.core.stats import wilson_ci
+
+    if n == 0:
+        return "n/a (0/0)"
+    lo, hi = wilson_ci(hits, n)
+    return f"{hits / n:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}] ({hits}/{n})"

@@ -16,19 +16,15 @@ from typing import Any
 from benchreg.core.io import sha256_file, sha256_text
 from benchreg.core.spec import TaskSpec
 
-KEY_PACKAGES = (
+CORE_PACKAGES = (
     "benchreg",
     "hydra-core",
     "omegaconf",
     "pydantic",
     "pyyaml",
     "loguru",
-    "rdkit",
     "numpy",
     "scipy",
-    "scikit-learn",
-    "rouge-chinese",
-    "transformers",
 )
 SECRET_KEY = re.compile(
     r"(api[_-]?key|token|secret|password|passwd|authorization|credential)", re.I
@@ -68,8 +64,14 @@ def file_hashes(paths: Iterable[Path], root: Path | None = None) -> dict[str, st
 
 @cache
 def package_versions() -> dict[str, str | None]:
+    """Versions of the core's packages and of every package a registered family names."""
+    from benchreg.core.family import all_families
+
+    names = list(CORE_PACKAGES)
+    for family in all_families():
+        names += [p for p in family.packages if p not in names]
     versions: dict[str, str | None] = {}
-    for name in KEY_PACKAGES:
+    for name in names:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

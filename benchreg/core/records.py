@@ -11,6 +11,7 @@ from benchreg.core.io import atomic_write_json, atomic_write_jsonl
 from benchreg.core.provenance import environment, file_hashes, redact, spec_sha256
 from benchreg.core.run import RunResult
 from benchreg.core.scoring import sample_rows
+from benchreg.core.system import SystemReport
 
 METRICS_FILE = "metrics.json"
 SAMPLES_FILE = "samples.jsonl"
@@ -21,41 +22,38 @@ ERROR_FILE = "error.json"
 MAX_LISTED_IDS = 50
 
 
-def predictions_record(result: RunResult) -> dict[str, Any] | None:
-    """What the predictions file held that is not a sample's answer: unknown ids and notes."""
-    prediction_set = result.prediction_set
-    if prediction_set is None:
-        return None
-    unknown = prediction_set.unknown_ids
-    return {
-        "files": [str(p) for p in prediction_set.files],
+def system_record(report: SystemReport) -> dict[str, Any]:
+    """What the system reported beside its answers: files, ids it could not place, notes."""
+    unknown = report.unknown_ids
+    record: dict[str, Any] = {
+        "files": [str(p) for p in report.files],
         "unknown_ids": unknown[:MAX_LISTED_IDS],
         "unknown_ids_total": len(unknown),
-        "notes": prediction_set.notes,
+        "notes": report.notes,
     }
+    if report.stats:
+        record["stats"] = report.stats
+    return record
 
 
 def metrics_record(result: RunResult) -> dict[str, Any]:
     spec = result.spec
-    record = {
+    return {
         "task": spec.name,
         "family": spec.family,
         "view": result.view,
         "model": result.system_name,
-        "primary": spec.primary.output_name,
+        "primary": result.primary,
         "n": len(result.samples),
         "metrics": {name: m.as_json() for name, m in result.metrics.items()},
+        "statuses": result.statuses,
         "counts": result.counts,
+        "system": system_record(result.system_report),
         "seconds": {k: round(v, 4) for k, v in result.seconds.items()},
     }
-    predictions = predictions_record(result)
-    if predictions is not None:
-        record["predictions"] = predictions
-    return record
 
 
 def provenance_record(result: RunResult, config: Mapping[str, Any]) -> dict[str, Any]:
-    prediction_files = result.prediction_set.files if result.prediction_set else []
     return {
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "task": result.spec.name,
@@ -63,7 +61,7 @@ def provenance_record(result: RunResult, config: Mapping[str, Any]) -> dict[str,
         "task_spec": result.spec.model_dump(mode="json"),
         "data_root": str(result.data_root),
         "data_files_sha256": file_hashes(result.dataset.files, result.data_root),
-        "predictions_sha256": file_hashes(prediction_files),
+        "predictions_sha256": file_hashes(result.system_report.files),
         "validation_findings": [str(f) for f in result.findings],
         "environment": environment(),
         "config": redact(dict(config)),
@@ -72,9 +70,7 @@ def provenance_record(result: RunResult, config: Mapping[str, Any]) -> dict[str,
 
 def write_run(out_dir: Path, result: RunResult, config: Mapping[str, Any]) -> dict[str, Any]:
     """Write the run files; metrics.json goes last, as it marks the run complete."""
-    rows = sample_rows(
-        result.samples, result.predictions, result.per_sample, result.spec.primary.output_name
-    )
+    rows = sample_rows(result.samples, result.predictions, result.per_sample, result.primary)
     record = metrics_record(result)
     atomic_write_jsonl(out_dir / SAMPLES_FILE, rows)
     atomic_write_json(out_dir / PROVENANCE_FILE, provenance_record(result, config))

@@ -1,11 +1,17 @@
-"""Run one task end to end, without Hydra: load -> ask a system -> parse/validate -> score."""
+"""Run one task end to end, without Hydra: load -> ask a system -> parse/validate -> score.
+
+:func:`arun_task` is the async entry point (usable inside a running event loop, e.g. a notebook
+cell with ``await``); :func:`run_task` is its synchronous wrapper, which also works when called
+from code that already runs an event loop.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,23 +20,18 @@ from loguru import logger
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.family import Family
+from benchreg.core.metric import MetricValue
+from benchreg.core.progress import Progress
 from benchreg.core.scoring import (
-    MetricSummary,
-    align_predictions,
-    compute_counts,
-    compute_metrics,
+    family_counts,
     parse_and_check,
+    resolve,
+    score,
+    status_counts,
 )
 from benchreg.core.spec import TaskSpec
-from benchreg.core.types import (
-    Dataset,
-    LoadContext,
-    Message,
-    Prediction,
-    PredictionSet,
-    Request,
-    Sample,
-)
+from benchreg.core.system import System, SystemContext, SystemReport, check_answers
+from benchreg.core.types import Dataset, LoadContext, Message, Prediction, Request, Sample
 from benchreg.core.validation import Finding
 
 
@@ -41,6 +42,8 @@ class RunOptions:
     n_boot: int = 1000
     seed: int = 0
     progress: bool = True
+    cache: str = "read_write"  # model response cache: read_write | read_only | off
+    cache_dir: str | None = None  # None: the default cache folder (see benchreg.systems)
 
 
 @dataclass(slots=True)
@@ -52,10 +55,12 @@ class RunResult:
     dataset: Dataset
     samples: list[Sample]
     predictions: list[Prediction]
-    prediction_set: PredictionSet | None
-    metrics: dict[str, MetricSummary]
-    per_sample: dict[str, list[float]]
-    counts: dict[str, int]
+    metrics: dict[str, MetricValue]  # output name -> value, n, denominator, CI
+    primary: str  # output name of the primary metric
+    per_sample: dict[str, Any]  # output name -> per-sample scores, where they exist
+    statuses: dict[str, int]  # the shared status counts (they sum to n)
+    counts: dict[str, int]  # the family's own counts
+    system_report: SystemReport = field(default_factory=SystemReport)
     findings: list[Finding] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -80,7 +85,16 @@ def load_context(spec: TaskSpec, view: str | None, data_root: Path) -> LoadConte
         view=view,
         params=spec.loader.params,
         task_name=spec.name,
+        parser=_bound_parser(spec),
     )
+
+
+def _bound_parser(spec: TaskSpec) -> Any:
+    if spec.parser is None:
+        return None
+    parser = registry.parsers.get(spec.parser.name)
+    params = dict(spec.parser.params)
+    return (lambda text, sample: parser(text, sample, **params)) if params else parser
 
 
 def load_dataset(spec: TaskSpec, view: str | None, data_root: Path) -> Dataset:
@@ -117,7 +131,19 @@ def render_prompts(
     return [renderer(sample, templates, view) for sample in samples]
 
 
-def run_task(
+def build_system(
+    spec: TaskSpec,
+    view: str | None,
+    data_root: Path,
+    samples: Sequence[Sample],
+    system_cfg: Mapping[str, Any],
+    options: RunOptions = RunOptions(),
+) -> System:
+    ctx = SystemContext(spec, view, data_root, samples, options=asdict(options))
+    return registry.systems.get(str(system_cfg.get("name")))(system_cfg, ctx)
+
+
+async def arun_task(
     spec: TaskSpec,
     *,
     view: str | None,
@@ -125,8 +151,7 @@ def run_task(
     roots: Mapping[str, Any],
     options: RunOptions = RunOptions(),
 ) -> RunResult:
-    from benchreg.systems import SystemContext
-
+    """Load the task's data, ask the system, score the answers (the async entry point)."""
     seconds: dict[str, float] = {}
     tic = time.perf_counter()
     view = spec.resolve_view(view)
@@ -139,25 +164,31 @@ def run_task(
     seconds["load"] = time.perf_counter() - tic
 
     tic = time.perf_counter()
-    ctx = SystemContext(spec=spec, view=view, data_root=data_root, samples=samples)
-    system = registry.systems.get(str(system_cfg.get("name")))(system_cfg, ctx)
-    prompts = (
-        render_prompts(spec, samples, view, data_root)
-        if getattr(system, "needs_prompts", False)
-        else [() for _ in samples]
-    )
-    requests = [Request(sample=s, messages=m) for s, m in zip(samples, prompts, strict=True)]
-    answered = asyncio.run(_predict_in_batches(system, requests, options))
-    prediction_set: PredictionSet | None = getattr(system, "prediction_set", None)
+    system = build_system(spec, view, data_root, samples, system_cfg, options)
+    try:
+        prompts = (
+            render_prompts(spec, samples, view, data_root)
+            if system.needs_prompts
+            else [() for _ in samples]
+        )
+        requests = [Request(sample=s, messages=m) for s, m in zip(samples, prompts, strict=True)]
+        predictions = await _predict_in_batches(system, requests, options)
+        report = system.report()
+    finally:
+        await system.aclose()
     seconds["predict"] = time.perf_counter() - tic
 
     tic = time.perf_counter()
-    predictions = align_predictions(samples, {p.sample_id: p for p in answered})
     parse_and_check(spec, samples, predictions)
-    metrics, per_sample = compute_metrics(
-        spec, samples, predictions, n_boot=options.n_boot, seed=options.seed
+    resolve(spec, dataset, samples, predictions)
+    scores = score(
+        spec,
+        samples,
+        predictions,
+        n_boot=options.n_boot,
+        seed=options.seed,
+        progress=options.progress,
     )
-    counts = compute_counts(spec, samples, predictions, prediction_set)
     seconds["score"] = time.perf_counter() - tic
     return RunResult(
         spec=spec,
@@ -167,35 +198,45 @@ def run_task(
         dataset=dataset,
         samples=samples,
         predictions=predictions,
-        prediction_set=prediction_set,
-        metrics=metrics,
-        per_sample=per_sample,
-        counts=counts,
+        metrics=scores.values,
+        primary=scores.primary,
+        per_sample=scores.per_sample,
+        statuses=status_counts(predictions),
+        counts=family_counts(spec, samples, predictions),
+        system_report=report,
         findings=findings,
         seconds=seconds,
     )
 
 
-PROGRESS_EVERY_S = 5.0
+def run_task(
+    spec: TaskSpec,
+    *,
+    view: str | None,
+    system_cfg: Mapping[str, Any],
+    roots: Mapping[str, Any],
+    options: RunOptions = RunOptions(),
+) -> RunResult:
+    """Synchronous :func:`arun_task`; inside a running event loop it runs in a worker thread."""
+    job = arun_task(spec, view=view, system_cfg=system_cfg, roots=roots, options=options)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(job)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, job).result()
 
 
 async def _predict_in_batches(
-    system: Any, requests: list[Request], options: RunOptions
+    system: System, requests: list[Request], options: RunOptions
 ) -> list[Prediction]:
-    """Hand requests over in batches; log progress every few seconds on long runs."""
+    """Hand requests over in batches, checking the contract; log progress on long runs."""
     out: list[Prediction] = []
     size = max(1, options.batch_size)
-    total = len(requests)
-    start_time = last_log = time.perf_counter()
-    for start in range(0, total, size):
-        out.extend(await system.predict(requests[start : start + size]))
-        now = time.perf_counter()
-        done = min(start + size, total)
-        if options.progress and (
-            now - last_log >= PROGRESS_EVERY_S
-            or (done == total and now - start_time >= PROGRESS_EVERY_S)
-        ):
-            rate = done / (now - start_time)
-            logger.info(f"{system.name}: {done}/{total} samples answered ({rate:.1f}/s)")
-            last_log = now
+    progress = Progress(f"{system.name}: answering", len(requests), enabled=options.progress)
+    for start in range(0, len(requests), size):
+        batch = requests[start : start + size]
+        out.extend(check_answers(system, batch, await system.predict(batch)))
+        progress.advance(len(batch))
+    progress.finish()
     return out

@@ -1,43 +1,66 @@
-"""From raw system output to scores: parse, validate, score, count, and attach CIs."""
+"""From raw system output to scores: parse, validate, count statuses, score, attach 95% CIs."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from benchreg.core import registry
-from benchreg.core.errors import ParseError
+from benchreg.core.errors import BenchregError, ParseError
+from benchreg.core.metric import Metric, MetricValue
+from benchreg.core.progress import Progress
 from benchreg.core.spec import MetricRef, TaskSpec
-from benchreg.core.stats import bootstrap_mean_ci, bootstrap_statistic_ci, wilson_ci
-from benchreg.core.types import MetricResult, Prediction, PredictionSet, Sample, Status
+from benchreg.core.stats import bootstrap_totals_ci, wilson_ci
+from benchreg.core.types import Prediction, Sample, Status
+
+STATS_CHUNK = 2000  # samples per call of Metric.stats (progress is reported between chunks)
 
 
-@dataclass(slots=True)
-class MetricSummary:
-    value: float
-    n: int
-    denominator: int
-    ci95: tuple[float, float] | None = None
-    ci_method: str | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
+@dataclass(frozen=True, slots=True)
+class BoundMetric:
+    """A task's metric with its params bound and its output names settled."""
 
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"value": self.value, "n": self.n, "denominator": self.denominator}
-        if self.ci95 is not None:
-            out["ci95"] = list(self.ci95)
-            out["ci_method"] = self.ci_method
-        if self.detail:
-            out["detail"] = self.detail
-        return out
+    ref: MetricRef
+    metric: Metric
+    names: tuple[str, ...]  # output names (a single value may be renamed by `label`)
+
+    @property
+    def primary_name(self) -> str:
+        return self.names[self.metric.names.index(self.metric.primary)]
 
 
-def align_predictions(samples: Sequence[Sample], by_id: dict[str, Prediction]) -> list[Prediction]:
-    """One prediction per sample, in sample order; absent ones are MISSING."""
-    return [
-        by_id.get(s.id) or Prediction(sample_id=s.id, status=Status.MISSING, detail="no prediction")
-        for s in samples
-    ]
+def bind_metrics(spec: TaskSpec) -> list[BoundMetric]:
+    bound: list[BoundMetric] = []
+    seen: set[str] = set()
+    for ref in spec.metrics:
+        metric = registry.metrics.build(ref.name, ref.params)
+        if not isinstance(metric, Metric):
+            raise TypeError(f"metric {ref.name!r} is not a benchreg.core.metric.Metric")
+        names = metric.names
+        if ref.label is not None:
+            if len(names) != 1:
+                raise BenchregError(
+                    f"metric {ref.name!r} reports {len(names)} values {list(names)}; "
+                    "`label` can rename only a single value",
+                    fix="drop `label`",
+                )
+            names = (ref.label,)
+        clash = seen.intersection(names)
+        if clash:
+            raise BenchregError(
+                f"metric output name(s) {sorted(clash)} repeat in task {spec.name}",
+                fix="give one of the metrics a `label`",
+            )
+        seen.update(names)
+        bound.append(BoundMetric(ref, metric, names))
+    return bound
+
+
+def primary_name(spec: TaskSpec) -> str:
+    return next(b.primary_name for b in bind_metrics(spec) if b.ref.primary)
 
 
 def parse_and_check(spec: TaskSpec, samples: Sequence[Sample], preds: list[Prediction]) -> None:
@@ -63,93 +86,144 @@ def parse_and_check(spec: TaskSpec, samples: Sequence[Sample], preds: list[Predi
             pred.detail = checked.detail
 
 
-def count_statuses(preds: Sequence[Prediction]) -> dict[str, int]:
+def resolve(
+    spec: TaskSpec, dataset: Any, samples: Sequence[Sample], preds: list[Prediction]
+) -> None:
+    """Run the task's resolver (if any) on every scored prediction, in place."""
+    if spec.resolver is None:
+        return
+    resolver = registry.resolvers.build(spec.resolver.name, spec.resolver.params, dataset)
+    for sample, pred in zip(samples, preds, strict=True):
+        if pred.status in (Status.OK, Status.OUT_OF_RANGE):
+            pred.resolved = resolver(sample, pred)
+
+
+def status_counts(preds: Sequence[Prediction]) -> dict[str, int]:
+    """How many predictions ended in each status (every status listed; they sum to n)."""
     counts = {status.value: 0 for status in Status}
     for pred in preds:
         counts[pred.status.value] += 1
     return counts
 
 
-def compute_counts(
-    spec: TaskSpec,
-    samples: Sequence[Sample],
-    preds: Sequence[Prediction],
-    prediction_set: PredictionSet | None,
+def family_counts(
+    spec: TaskSpec, samples: Sequence[Sample], preds: Sequence[Prediction]
 ) -> dict[str, int]:
+    """The family's own counts (never a status name: those mean one thing in every family)."""
     if spec.counts is None:
-        counts = count_statuses(preds)
-        if prediction_set is not None:
-            counts["unknown_ids"] = len(prediction_set.unknown_ids)
-        return counts
-    counter = registry.counters.get(spec.counts.name)
-    return counter(samples, preds, prediction_set, **spec.counts.params)
+        return {}
+    counts = registry.counters.build(spec.counts.name, spec.counts.params, samples, preds)
+    clash = set(counts) & {s.value for s in Status}
+    if clash:
+        raise ValueError(f"counter {spec.counts.name!r} redefines status counts {sorted(clash)}")
+    return counts
 
 
-def compute_metrics(
+@dataclass(slots=True)
+class Scores:
+    values: dict[str, MetricValue]  # output name -> value with n, denominator, CI
+    per_sample: dict[str, np.ndarray]  # output name -> per-sample scores, where they exist
+    primary: str
+
+
+def score(
     spec: TaskSpec,
     samples: Sequence[Sample],
     preds: Sequence[Prediction],
     *,
     n_boot: int = 1000,
     seed: int = 0,
-) -> tuple[dict[str, MetricSummary], dict[str, list[float]]]:
-    """All metrics of the task; returns summaries and the per-sample scores that exist."""
-    summaries: dict[str, MetricSummary] = {}
-    per_sample: dict[str, list[float]] = {}
-    for ref in spec.metrics:
-        fn = registry.metrics.get(ref.name)
-        result: MetricResult = fn(samples, preds, **ref.params)
-        summary = MetricSummary(result.value, result.n, result.denominator, detail=result.detail)
-        want_ci = ref.primary or ref.ci in ("wilson", "bootstrap")
-        if want_ci and ref.ci != "none":
-            ci = _ci(ref, fn, samples, preds, result, n_boot, seed)
-            if ci is not None:
-                summary.ci95, summary.ci_method = ci
-        summaries[ref.output_name] = summary
-        if result.per_sample is not None:
-            per_sample[ref.output_name] = result.per_sample
-    return summaries, per_sample
+    progress: bool = True,
+) -> Scores:
+    """Every metric of the task over the samples, with a 95% CI where asked for."""
+    bound = bind_metrics(spec)
+    values: dict[str, MetricValue] = {}
+    per_sample: dict[str, np.ndarray] = {}
+    primary = ""
+    tracker = Progress(f"{spec.name}: scoring", len(samples) * len(bound), enabled=progress)
+    for item in bound:
+        metric = item.metric
+        stats = _stats(metric, samples, preds, tracker)
+        n = len(samples)
+        # through `totals` (unit weights), as the bootstrap does: statistics may be ids
+        point = np.atleast_1d(metric.reduce(metric.totals(stats, np.ones((1, n)))[0], n))
+        support, denominator = metric.support(stats, preds)
+        detail = metric.detail(stats)
+        sample_scores = metric.sample_scores(stats)
+        cis = _cis(item, stats, sample_scores, n_boot, seed)
+        for i, name in enumerate(item.names):
+            ci, method = cis[i] if cis else (None, None)
+            values[name] = MetricValue(
+                float(point[i]), support, denominator, ci, method, dict(detail)
+            )
+            if sample_scores is not None:
+                per_sample[name] = sample_scores[:, i]
+        if item.ref.primary:
+            primary = item.primary_name
+    tracker.finish()
+    return Scores(values, per_sample, primary)
 
 
-def _ci(
-    ref: MetricRef,
-    fn: Any,
-    samples: Sequence[Sample],
-    preds: Sequence[Prediction],
-    result: MetricResult,
+def _stats(
+    metric: Metric, samples: Sequence[Sample], preds: Sequence[Prediction], tracker: Progress
+) -> np.ndarray:
+    chunks = []
+    for start in range(0, len(samples), STATS_CHUNK):
+        end = start + STATS_CHUNK
+        chunks.append(np.asarray(metric.stats(samples[start:end], preds[start:end]), float))
+        tracker.advance(len(chunks[-1]))
+    if not chunks:
+        return np.zeros((0, 0))
+    return np.concatenate(chunks)
+
+
+def _cis(
+    item: BoundMetric,
+    stats: np.ndarray,
+    sample_scores: np.ndarray | None,
     n_boot: int,
     seed: int,
-) -> tuple[tuple[float, float], str] | None:
-    """Wilson for 0/1 scores, else percentile bootstrap; None when bootstrapping is off."""
-    values = result.per_sample
-    binary = values is not None and all(v in (0.0, 1.0) for v in values)
-    if ref.ci == "wilson" or (ref.ci == "auto" and binary):
-        if values is None:
-            raise ValueError(f"metric {ref.name}: a Wilson CI needs per-sample scores")
-        return wilson_ci(int(sum(values)), len(values)), "wilson"
-    if n_boot <= 0:
+) -> list[tuple[tuple[float, float] | None, str | None]] | None:
+    """Per output: Wilson for 0/1 per-sample scores, else a percentile bootstrap over the
+    per-sample statistics; None when no CI is asked for."""
+    ref = item.ref
+    if ref.ci == "none" or not (ref.primary or ref.ci in ("wilson", "bootstrap")):
         return None
-    if values is not None:
-        return bootstrap_mean_ci(values, n_boot=n_boot, seed=seed), f"bootstrap({n_boot})"
-
-    def statistic(idx: Any) -> float:
-        return fn([samples[i] for i in idx], [preds[i] for i in idx], **ref.params).value
-
-    return bootstrap_statistic_ci(len(samples), statistic, n_boot=n_boot, seed=seed), (
-        f"bootstrap({n_boot}, recomputed)"
-    )
+    n = len(stats)
+    out: list[tuple[tuple[float, float] | None, str | None]] = []
+    boot: np.ndarray | None = None
+    for i in range(len(item.names)):
+        column = sample_scores[:, i] if sample_scores is not None else None
+        binary = column is not None and bool(np.isin(column, (0.0, 1.0)).all())
+        if ref.ci == "wilson" or (ref.ci == "auto" and binary):
+            if column is None:
+                raise BenchregError(
+                    f"metric {ref.name!r} has no per-sample scores for a Wilson CI",
+                    fix="use `ci: bootstrap`",
+                )
+            out.append((wilson_ci(int(column.sum()), n), "wilson"))
+            continue
+        if n_boot <= 0 or n == 0:
+            out.append((None, None))
+            continue
+        if boot is None:
+            boot = bootstrap_totals_ci(
+                stats, item.metric.totals, item.metric.reduce, n_boot=n_boot, seed=seed
+            )
+        out.append((boot[i], f"bootstrap({n_boot})"))
+    return out
 
 
 def sample_rows(
     samples: Sequence[Sample],
     preds: Sequence[Prediction],
-    per_sample: dict[str, list[float]],
+    per_sample: dict[str, np.ndarray],
     primary: str,
 ) -> list[dict[str, Any]]:
     """Rows of samples.jsonl: id, raw output, parsed answer, status, score(s)."""
     rows = []
     for i, (sample, pred) in enumerate(zip(samples, preds, strict=True)):
-        scores = {name: values[i] for name, values in per_sample.items()}
+        scores = {name: float(values[i]) for name, values in per_sample.items()}
         row: dict[str, Any] = {
             "id": sample.id,
             "raw_output": pred.raw_text,

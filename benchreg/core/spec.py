@@ -30,13 +30,13 @@ class ComponentRef(_Strict):
 
 
 class MetricRef(ComponentRef):
+    """A metric of the task. A metric may report several values (e.g. precision, recall, F1);
+    `primary: true` makes its primary value the task's primary metric. `label` renames the value
+    of a single-value metric in the outputs."""
+
     primary: bool = False
     ci: Literal["auto", "wilson", "bootstrap", "none"] = "auto"
-    label: str | None = None  # name in the outputs; defaults to `name`
-
-    @property
-    def output_name(self) -> str:
-        return self.label or self.name
+    label: str | None = None
 
 
 class PromptSpec(_Strict):
@@ -52,6 +52,7 @@ class TaskSpec(_Strict):
     answer_schema: ComponentRef
     parser: ComponentRef | None = None
     predictions: ComponentRef | None = None  # reader for `model=predictions`
+    resolver: ComponentRef | None = None  # gold resolution after prediction (ranked answers)
     metrics: list[MetricRef]
     counts: ComponentRef | None = None
     views: list[str] = Field(default_factory=list)
@@ -68,14 +69,11 @@ class TaskSpec(_Strict):
     def _one_primary(cls, metrics: list[MetricRef]) -> list[MetricRef]:
         if not metrics:
             raise ValueError("a task needs at least one metric")
-        primaries = [m.output_name for m in metrics if m.primary]
+        primaries = [m.name for m in metrics if m.primary]
         if len(primaries) != 1:
             raise ValueError(
                 f"exactly one metric must be marked `primary: true` (found {len(primaries)})"
             )
-        names = [m.output_name for m in metrics]
-        if len(set(names)) != len(names):
-            raise ValueError(f"metric names repeat: {names}; give one a `label`")
         return metrics
 
     @model_validator(mode="after")
@@ -85,7 +83,7 @@ class TaskSpec(_Strict):
         return self
 
     @property
-    def primary(self) -> MetricRef:
+    def primary_metric(self) -> MetricRef:
         return next(m for m in self.metrics if m.primary)
 
     def resolve_view(self, view: str | None) -> str | None:
@@ -122,8 +120,17 @@ def check_components(spec: TaskSpec) -> list[tuple[str, str]]:
         look("parser", registry.parsers, spec.parser.name)
     if spec.predictions:
         look("predictions", registry.prediction_readers, spec.predictions.name)
+    if spec.resolver:
+        look("resolver", registry.resolvers, spec.resolver.name)
     for metric in spec.metrics:
         look("metrics", registry.metrics, metric.name)
+    if not problems:
+        from benchreg.core.scoring import bind_metrics
+
+        try:
+            bind_metrics(spec)
+        except Exception as exc:  # BenchregError (bad params, clashing names) carries the message
+            problems.append(("metrics", getattr(exc, "message", str(exc))))
     if spec.counts:
         look("counts", registry.counters, spec.counts.name)
     if spec.prompt:

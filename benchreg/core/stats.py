@@ -1,7 +1,7 @@
 """Confidence intervals and paired tests used by reports and analyses.
 
 - Wilson score interval for a binomial proportion (accuracy, hit rates).
-- Percentile bootstrap for a mean or for any statistic recomputed on resampled indices.
+- Percentile bootstrap over per-sample statistics, resampled in chunks (memory O(chunk x n)).
 - Exact McNemar test on discordant pairs (two-sided binomial test with p = 1/2).
 - Wilcoxon signed-rank test (scipy) for paired continuous differences.
 """
@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -27,30 +27,58 @@ def wilson_ci(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+RESAMPLE_CELLS = 2_000_000  # resample-count cells held at once: memory O(n + chunk x n)
+
+
+def resample_weights(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
+    """Bootstrap resamples of ``n`` items as count matrices ``(chunk, n)``, in chunks.
+
+    Resample ``b`` draws ``n`` indices with ``rng.integers(0, n, size=n)``, in order, so the
+    resamples are the same whatever the chunk size (and the same as drawing them one by one).
+    """
+    rng = np.random.default_rng(seed)
+    chunk = max(1, min(n_boot, RESAMPLE_CELLS // max(n, 1)))
+    for start in range(0, n_boot, chunk):
+        b = min(chunk, n_boot - start)
+        idx = rng.integers(0, n, size=(b, n))
+        flat = (idx + np.arange(b)[:, None] * n).ravel()
+        yield np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
+
+
+def bootstrap_totals_ci(
+    stats: np.ndarray,
+    totals: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    reduce: Callable[[np.ndarray, int], np.ndarray],
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> list[tuple[float, float]]:
+    """Percentile bootstrap CIs of ``reduce(totals(stats, weights), n)``, one per output.
+
+    ``stats`` holds one row of per-sample statistics per sample; ``totals`` gives the weighted
+    column totals of a resample, ``reduce`` turns totals into the metric's values.
+    """
+    n = len(stats)
+    values = np.concatenate(
+        [
+            np.atleast_2d(reduce(totals(stats, weights), n).reshape(len(weights), -1))
+            for weights in resample_weights(n, n_boot, seed)
+        ]
+    )
+    lo, hi = np.percentile(values, [2.5, 97.5], axis=0)
+    return [(float(a), float(b)) for a, b in zip(lo, hi, strict=True)]
+
+
 def bootstrap_mean_ci(
     values: Sequence[float], n_boot: int = 2000, seed: int = 0
 ) -> tuple[float, float]:
     """Percentile bootstrap CI of the mean."""
-    arr = np.asarray(values, dtype=float)
+    arr = np.asarray(values, dtype=float).reshape(-1, 1)
     if arr.size == 0:
         return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, arr.size, size=(n_boot, arr.size))
-    means = arr[idx].mean(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
-    return (float(lo), float(hi))
-
-
-def bootstrap_statistic_ci(
-    n: int, statistic: Callable[[np.ndarray], float], n_boot: int = 1000, seed: int = 0
-) -> tuple[float, float]:
-    """Percentile bootstrap CI of ``statistic(indices)`` over resampled sample indices."""
-    if n == 0:
-        return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    stats = [statistic(rng.integers(0, n, size=n)) for _ in range(n_boot)]
-    lo, hi = np.percentile(stats, [2.5, 97.5])
-    return (float(lo), float(hi))
+    return bootstrap_totals_ci(
+        arr, lambda s, w: w @ s, lambda t, n: t / n, n_boot=n_boot, seed=seed
+    )[0]
 
 
 def mcnemar_exact(b: int, c: int) -> float:

@@ -1,16 +1,19 @@
 """Finding task entries and turning them into validated :class:`TaskSpec` objects.
 
-A task entry is `<folder>/<group>/<name>.yaml`; it may start with a Hydra defaults list naming a
-shared base (`/task/_base/<family>@_here_`) and `_self_`. The Hydra app composes entries itself;
-:func:`load_task` does the same composition without Hydra (library use, tests, tools).
-Errors name the file and line of the offending key.
+A task entry is `<folder>/<group>/<name>.yaml` (or `<folder>/tasks/<group>/<name>.yaml` for a
+folder on Hydra's search path, which may also hold other config groups such as `model/`); it may
+start with a defaults list naming a shared base (`/task/_base/<family>@_here_`) and `_self_`.
+:func:`load_task` is the only composer: the Hydra app resolves its `task=<name>` string with it.
+Task files only name registered components, so `${...}` interpolations are rejected. Errors
+name the file and line of the offending key.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -26,20 +29,26 @@ ENV_VAR = "BENCHREG_TASKS_PATH"
 
 
 def task_folders(extra: Iterable[Path] = ()) -> list[Path]:
-    """Folders laid out as `<group>/<name>.yaml`: built-in, $BENCHREG_TASKS_PATH, then ``extra``."""
+    """Folders of entries, searched in order: built-in, $BENCHREG_TASKS_PATH, then ``extra``."""
     folders = [tasks_dir()]
     folders += [Path(p) for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p.strip()]
     folders += list(extra)
     return folders
 
 
+def entries_root(folder: Path) -> Path:
+    """Where a folder's entries live: `<folder>/tasks/` when it has one, else the folder."""
+    nested = folder / "tasks"
+    return nested if nested.is_dir() else folder
+
+
 def find_task_file(name: str, folders: Iterable[Path]) -> Path | None:
     """The entry file of ``name`` (or of the entry that lists ``name`` among its aliases)."""
     folders = list(folders)
     for folder in folders:
-        for candidate in (folder / f"{name}.yaml", folder / "task" / f"{name}.yaml"):
-            if candidate.is_file():
-                return candidate
+        candidate = entries_root(folder) / f"{name}.yaml"
+        if candidate.is_file():
+            return candidate
     for folder in folders:
         target = alias_index(folder).get(name)
         if target is not None:
@@ -49,7 +58,10 @@ def find_task_file(name: str, folders: Iterable[Path]) -> Path | None:
 
 def alias_index(folder: Path) -> dict[str, Path]:
     """``alias -> entry file`` for the entries of one folder that declare `aliases`."""
-    return dict(_alias_index(folder.resolve(), _tree_stamp(folder)))
+    root = entries_root(folder)
+    if not root.is_dir():
+        return {}
+    return dict(_alias_index(root.resolve(), _tree_stamp(root)))
 
 
 def _tree_stamp(folder: Path) -> float:
@@ -71,32 +83,58 @@ def _alias_index(folder: Path, stamp: float) -> tuple[tuple[str, Path], ...]:
 
 
 def list_tasks(folders: Iterable[Path] | None = None) -> list[str]:
+    """Runnable entry names; entries or folders starting with `_` (shared bases) are left out."""
     names: set[str] = set()
     for folder in folders if folders is not None else task_folders():
-        for path in folder.rglob("*.yaml"):
-            rel = path.relative_to(folder).with_suffix("").as_posix()
-            rel = rel.removeprefix("task/")
+        root = entries_root(folder)
+        for path in root.rglob("*.yaml"):
+            rel = path.relative_to(root).with_suffix("").as_posix()
             if not any(part.startswith("_") for part in rel.split("/")):
                 names.add(rel)
     return sorted(names)
 
 
 def load_task(name: str, extra_folders: Iterable[Path] = ()) -> TaskSpec:
-    """Compose and validate the task entry ``name`` (e.g. ``"molp2s/gap"``) without Hydra."""
+    """Compose and validate the task entry ``name`` (e.g. ``"molp2s/gap"``)."""
     folders = task_folders(extra_folders)
     path = find_task_file(name, folders)
     if path is None:
-        raise BenchregError(
-            f"unknown task {name!r}", fix=f"known tasks: {', '.join(list_tasks(folders))}"
-        )
+        raise unknown_task(name, folders)
     data, sources = compose_entry(path, folders)
-    return spec_from_mapping(data, sources)
+    return spec_from_mapping(data, sources, entry=path)
+
+
+def unknown_task(name: str, folders: list[Path]) -> BenchregError:
+    """One line naming the nearest known entries (case-insensitive; aliases count)."""
+    known = list_tasks(folders)
+    aliases = [alias for folder in folders for alias in alias_index(folder)]
+    near = nearest(name, [*known, *aliases])
+    listing = f"`python -m benchreg tasks` lists all {len(known)}"
+    fix = f"did you mean {', '.join(map(repr, near))}? {listing}" if near else listing
+    return BenchregError(f"unknown task {name!r}", fix=fix)
+
+
+def nearest(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
+    """The candidates closest to ``word``, ignoring case."""
+    by_lower: dict[str, str] = {}
+    for candidate in candidates:
+        by_lower.setdefault(candidate.lower(), candidate)
+    close = difflib.get_close_matches(word.lower(), list(by_lower), n=n, cutoff=0.7)
+    return [by_lower[c] for c in close]
 
 
 def compose_entry(path: Path, folders: list[Path]) -> tuple[dict[str, Any], list[Path]]:
-    """Merge a task file with the bases its defaults list names; returns data and source files."""
+    """Merge a task file with the bases its defaults list names.
+
+    Returns the data and the source files in merge order (a later file overrides an earlier one),
+    so that an error is located in the last file that set the key.
+    """
     raw = _read_yaml(path)
     defaults = raw.pop("defaults", ["_self_"])
+    if not isinstance(defaults, list):
+        raise BenchregError(
+            "`defaults` must be a list", where=locate_key([path], ["defaults"]) or path
+        )
     merged: dict[str, Any] = {}
     sources: list[Path] = []
     if "_self_" not in defaults:
@@ -106,24 +144,39 @@ def compose_entry(path: Path, folders: list[Path]) -> tuple[dict[str, Any], list
             merged = _deep_merge(merged, raw)
             sources.append(path)
             continue
-        ref = str(entry).split("@", 1)[0].lstrip("/").removeprefix("task/")
-        base = find_task_file(ref, folders)
-        if base is None:
-            raise BenchregError(f"defaults entry {entry!r} names no file", where=path)
+        base = _defaults_target(entry, path, folders)
         base_data, base_sources = compose_entry(base, folders)
         merged = _deep_merge(merged, base_data)
-        sources = [*base_sources, *sources]
+        sources = [*sources, *base_sources]
     return merged, sources
 
 
-def spec_from_mapping(data: Mapping[str, Any], sources: list[Path]) -> TaskSpec:
-    """Validate a composed entry; errors name the file:line of the key (sources: base first)."""
+def _defaults_target(entry: Any, path: Path, folders: list[Path]) -> Path:
+    where = locate_value([path], str(entry)) or locate_key([path], ["defaults"]) or str(path)
+    ref, _, package = str(entry).partition("@")
+    if not isinstance(entry, str) or package not in ("", "_here_"):
+        raise BenchregError(
+            f"unsupported defaults entry {entry!r}",
+            where=where,
+            fix="name a base as `/task/<path>@_here_`, or `_self_`",
+        )
+    base = find_task_file(ref.lstrip("/").removeprefix("task/"), folders)
+    if base is None:
+        raise BenchregError(f"defaults entry {entry!r} names no file", where=where)
+    return base
+
+
+def spec_from_mapping(
+    data: Mapping[str, Any], sources: list[Path], entry: Path | None = None
+) -> TaskSpec:
+    """Validate a composed entry; errors name the file:line of the key (sources in merge order)."""
+    fallback = entry or (sources[-1] if sources else None)
     try:
         spec = TaskSpec.model_validate(dict(data))
     except ValidationError as exc:
         error = exc.errors()[0]
         keys = [str(k) for k in error["loc"] if not isinstance(k, int)]
-        where = locate_key(sources, keys) or (str(sources[-1]) if sources else None)
+        where = locate_key(sources, keys) or fallback
         if error["type"] == "extra_forbidden":
             what = f"unknown key {'.'.join(keys)!r} in task entry"
             fix = f"allowed keys: {', '.join(_allowed_keys(keys))}"
@@ -138,7 +191,7 @@ def spec_from_mapping(data: Mapping[str, Any], sources: list[Path]) -> TaskSpec:
     if problems:
         field, message = problems[0]
         unknown = message.split("'")[1] if "'" in message else ""
-        where = locate_value(sources, unknown) or locate_key(sources, [field])
+        where = locate_value(sources, unknown) or locate_key(sources, [field]) or fallback
         raise BenchregError(f"{field}: {message}", where=where)
     return spec
 
@@ -215,15 +268,36 @@ def _walk(node: yaml.Node | None) -> Iterable[yaml.Node]:
 
 
 def _compose(path: Path) -> yaml.Node | None:
+    stat = path.stat()
+    return _compose_cached(path, stat.st_mtime_ns, stat.st_size)
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: same nodes, faster
+
+
+@lru_cache(maxsize=256)
+def _compose_cached(path: Path, mtime_ns: int, size: int) -> yaml.Node | None:
     with path.open(encoding="utf-8") as handle:
-        return yaml.compose(handle, Loader=yaml.SafeLoader)
+        return yaml.compose(handle, Loader=_LOADER)
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
     data = read_yaml(path) or {}
     if not isinstance(data, dict):
         raise BenchregError("a task entry must be a YAML mapping", where=path)
+    _reject_interpolations(path)
     return data
+
+
+def _reject_interpolations(path: Path) -> None:
+    """Task YAML must never run code or read the environment, as `${oc.env:X}` would."""
+    for node in _walk(_compose(path)):
+        if isinstance(node, yaml.ScalarNode) and "${" in str(node.value):
+            raise BenchregError(
+                f"interpolation {node.value!r} in a task file",
+                where=at(path, node.start_mark.line + 1),
+                fix="task files may only name registered components; write the value out",
+            )
 
 
 def _deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,14 @@
-"""The data that flows through a run: samples in, predictions out, scores and counts."""
+"""The data that flows through a run: samples in, predictions out, scores and counts.
+
+Statuses have one meaning each, in every family:
+
+- ``ok``: the answer passed the task's answer schema and is scored as given;
+- ``missing``: the system gave nothing for the sample (e.g. absent from a predictions file);
+- ``invalid``: the system gave something that is not an answer: unparseable text, a wrong type,
+  an entry flagged invalid by its submitter, or conflicting duplicate entries;
+- ``out_of_range``: a well-typed answer outside the sample's answer space (index 7 of 4 options);
+- ``error``: the system failed on the sample (a server error, a timeout, an exception).
+"""
 
 from __future__ import annotations
 
@@ -10,13 +20,13 @@ from typing import Any, Literal, Protocol
 
 
 class Status(StrEnum):
-    """What became of one sample's prediction."""
+    """What became of one sample's prediction (see the module docstring)."""
 
     OK = "ok"
-    MISSING = "missing"  # the system gave nothing for this sample
-    INVALID = "invalid"  # unparseable text, wrong type, or flagged invalid by the submitter
-    OUT_OF_RANGE = "out_of_range"  # well-typed, but outside the sample's answer space
-    ERROR = "error"  # the system failed on this sample (e.g. a server error)
+    MISSING = "missing"
+    INVALID = "invalid"
+    OUT_OF_RANGE = "out_of_range"
+    ERROR = "error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,10 +54,17 @@ class Prediction:
     detail: str | None = None  # why the status is not ok
     latency_s: float | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    # What the task's resolver made of the answer against the sample's gold (e.g. which gold
+    # regions each ranked result hits); None for tasks without a resolver.
+    resolved: Any = None
 
     @property
     def ok(self) -> bool:
         return self.status is Status.OK
+
+    @classmethod
+    def missing(cls, sample_id: str, detail: str = "no prediction") -> Prediction:
+        return cls(sample_id, status=Status.MISSING, detail=detail)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,22 +101,6 @@ class PredictionSet:
     notes: list[str] = field(default_factory=list)
 
 
-@dataclass(slots=True)
-class MetricResult:
-    """One metric over one run.
-
-    ``per_sample`` (aligned with the samples) lets the core bootstrap a CI and write per-sample
-    scores; corpus-level metrics (micro-F1, ...) leave it ``None`` and are bootstrapped by
-    recomputation on resampled indices.
-    """
-
-    value: float
-    n: int
-    denominator: int
-    per_sample: list[float] | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
-
-
 @dataclass(frozen=True, slots=True)
 class Checked:
     """An answer after schema validation."""
@@ -119,6 +120,7 @@ class LoadContext:
     view: str | None
     params: Mapping[str, Any]
     task_name: str
+    parser: Parser | None = None  # the task's parser, for gold given as answer text
 
 
 class Loader(Protocol):
@@ -134,46 +136,31 @@ class AnswerSchema(Protocol):
 class Parser(Protocol):
     """Model text -> answer; raises :class:`benchreg.core.errors.ParseError` when it cannot."""
 
-    def __call__(self, text: str, sample: Sample) -> Any: ...
+    def __call__(self, text: str, sample: Sample, /) -> Any: ...
 
 
-class MetricFn(Protocol):
-    def __call__(
-        self, samples: Sequence[Sample], predictions: Sequence[Prediction], **params: Any
-    ) -> MetricResult: ...
+class Resolver(Protocol):
+    """Built per run as ``factory(dataset, **params)``; called after parsing and validation for
+    every ok (or out-of-range) prediction; its return value is stored in ``prediction.resolved``."""
+
+    def __call__(self, sample: Sample, prediction: Prediction, /) -> Any: ...
 
 
 class CounterFn(Protocol):
+    """A family's own counts, written beside the shared status counts (never replacing them)."""
+
     def __call__(
-        self,
-        samples: Sequence[Sample],
-        predictions: Sequence[Prediction],
-        prediction_set: PredictionSet | None,
+        self, samples: Sequence[Sample], predictions: Sequence[Prediction], **params: Any
     ) -> dict[str, int]: ...
 
 
 class PredictionReader(Protocol):
-    def __call__(self, path: Path, samples: Sequence[Sample], task_name: str) -> PredictionSet: ...
+    def __call__(
+        self, path: Path, samples: Sequence[Sample], task_name: str, **params: Any
+    ) -> PredictionSet: ...
 
 
 class PromptRenderer(Protocol):
     def __call__(
         self, sample: Sample, templates: Mapping[str, str], view: str | None
     ) -> tuple[Message, ...]: ...
-
-
-class System(Protocol):
-    """Anything that answers: a predictions file, an offline baseline, a model server.
-
-    Batches of requests in, one prediction per request out (same order). Async so that model
-    servers can be called concurrently; offline systems simply return.
-    """
-
-    name: str
-    needs_prompts: bool
-
-    async def predict(self, requests: Sequence[Request]) -> list[Prediction]: ...
-
-
-JSONValue = Any
-JSONMapping = Mapping[str, JSONValue]

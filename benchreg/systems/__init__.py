@@ -1,6 +1,6 @@
-"""Systems answer samples. Built-ins: `predictions`, `baseline`, `random`."""
+"""Built-in systems: `predictions`, `baseline`, `random` (the contract is benchreg.core.system)."""
 
+from benchreg.core.system import BaseSystem, PerSampleSystem, SystemContext
 from benchreg.systems import offline  # noqa: F401  (registers the built-in systems)
-from benchreg.systems.base import PerSampleSystem, SystemContext
 
-__all__ = ["PerSampleSystem", "SystemContext"]
+__all__ = ["BaseSystem", "PerSampleSystem", "SystemContext"]

@@ -1,43 +1,40 @@
-"""Hydra's basic sweeper, with `glob()` that also matches nested config-group options.
+"""Hydra's basic sweeper, with `task=glob(...)` expanded over benchreg's registered entries.
 
-Hydra lists only the options directly inside a group, so `task='glob(molp2s/*)'` would match
-nothing: task entries live one level down (`task/molp2s/gap.yaml`). This sweeper expands a glob
-over the whole subtree of the group (every search-path source) before the basic sweep runs.
-Options whose path has a part starting with `_` (shared bases such as `_base/molp2s`) are never
-matched: they are building blocks, not runnable entries.
+`task` is a plain string, not a config group, so Hydra cannot expand a glob over it: this sweeper
+matches it against :func:`benchreg.core.tasks.list_tasks` (nested names such as `molp2s/*`; entries
+or folders starting with `_` and aliases never match) and checks every swept task name before any
+job starts, so a typo or an empty glob stops the sweep with one line and exit code 2.
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-from hydra.core.object_type import ObjectType
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.core.override_parser.types import Glob
+from hydra.core.override_parser.types import ChoiceSweep, Glob
+
+TASK_KEY = "task"
 
 
-class RecursiveGlobSweeper(BasicSweeper):
+class BenchregSweeper(BasicSweeper):
     def sweep(self, arguments: list[str]) -> Any:
-        assert self.hydra_context is not None
-        loader = self.hydra_context.config_loader
-        parser = OverridesParser.create(config_loader=loader)
-        # Hydra lists group options without the user's hydra.searchpath; pass it on.
+        from loguru import logger
+
+        from benchreg.app.config import searchpath_folders
+        from benchreg.core.errors import BenchregError
+        from benchreg.core.tasks import task_folders
+
         assert self.config is not None
-        extra = list(self.config.hydra.searchpath or [])
-        searchpath = [f"hydra.searchpath=[{','.join(extra)}]"] if extra else []
-        config_name = self.config.hydra.job.config_name
-        expanded: list[str] = []
-        for text, override in zip(arguments, parser.parse_overrides(arguments), strict=True):
-            glob = override.value() if override.is_sweep_override() else None
-            if not isinstance(glob, Glob):
-                expanded.append(text)
-                continue
-            group = override.get_key_element()
-            options = glob.filter(_nested_options(loader, group, config_name, searchpath))
-            if not options:
-                raise ValueError(f"{text!r} matches no option of config group {group!r}")
-            expanded.append(f"{group}={','.join(options)}")
+        folders = task_folders(searchpath_folders(self.config.hydra.searchpath))
+        try:
+            expanded = expand_task_overrides(arguments, folders)
+        except BenchregError as exc:
+            logger.error(exc.message)
+            sys.exit(exc.exit_code)
         # The basic sweeper saves its config as multirun.yaml: save a redacted one instead.
         config = self.config
         self.config = _redacted(config)
@@ -45,6 +42,62 @@ class RecursiveGlobSweeper(BasicSweeper):
             return super().sweep(expanded)
         finally:
             self.config = config
+
+    def validate_batch_is_legal(self, batch: Sequence[Sequence[str]]) -> None:
+        # The launcher composes every job again; composing each distinct override once is enough.
+        super().validate_batch_is_legal(covering_jobs(batch))
+
+
+def expand_task_overrides(arguments: list[str], folders: list[Path]) -> list[str]:
+    """Replace `task=glob(...)` by the matching names; every task name must resolve."""
+    from benchreg.core.tasks import find_task_file, list_tasks, unknown_task
+
+    parser = OverridesParser.create()
+    expanded: list[str] = []
+    for text, override in zip(arguments, parser.parse_overrides(arguments), strict=True):
+        if override.key_or_group != TASK_KEY or override.is_delete():
+            expanded.append(text)
+            continue
+        value = override.value()
+        names: list[str] = []
+        if isinstance(value, Glob):
+            known = list_tasks(folders)
+            names = value.filter(known)
+            if not names:
+                raise empty_glob(text, value, known)
+            text = f"{override.get_key_element()}={','.join(names)}"
+        elif isinstance(value, ChoiceSweep):
+            names = [str(getattr(item, "text", item)) for item in value.list]
+        elif isinstance(value, str):
+            names = [value]
+        for name in names:
+            if find_task_file(name, folders) is None:
+                raise unknown_task(name, folders)
+        expanded.append(text)
+    return expanded
+
+
+def empty_glob(text: str, glob: Glob, known: list[str]) -> Exception:
+    from benchreg.core.errors import BenchregError
+    from benchreg.core.tasks import nearest
+
+    groups = sorted({f"{name.split('/')[0]}/*" for name in known})
+    near = [name for pattern in glob.include for name in nearest(pattern, [*groups, *known])]
+    hint = f"nearest: {', '.join(near)}; " if near else ""
+    return BenchregError(
+        f"{text!r} matches no task", fix=f"{hint}`python -m benchreg tasks` lists them"
+    )
+
+
+def covering_jobs(batch: Sequence[Sequence[str]]) -> list[Sequence[str]]:
+    """The jobs of ``batch`` that bring an override not seen in an earlier job."""
+    seen: set[str] = set()
+    chosen = []
+    for job in batch:
+        if not seen.issuperset(job):
+            chosen.append(job)
+            seen.update(job)
+    return chosen
 
 
 def _redacted(config: Any) -> Any:
@@ -64,18 +117,3 @@ def _redacted(config: Any) -> Any:
             redact_override(o) for o in job["override_dirname"].split(",")
         )
     return OmegaConf.create(safe)
-
-
-def _nested_options(
-    loader: Any, group: str, config_name: str | None, overrides: list[str], prefix: str = ""
-) -> list[str]:
-    here = f"{group}/{prefix}".rstrip("/")
-
-    def options_of(kind: ObjectType) -> list[str]:
-        names = loader.get_group_options(here, kind, config_name=config_name, overrides=overrides)
-        return [name for name in names if not name.startswith("_")]
-
-    options = [f"{prefix}{name}" for name in options_of(ObjectType.CONFIG)]
-    for sub in options_of(ObjectType.GROUP):
-        options.extend(_nested_options(loader, group, config_name, overrides, f"{prefix}{sub}/"))
-    return sorted(options)

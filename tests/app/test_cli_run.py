@@ -5,7 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-MOLP2S_COUNTS = {"hits", "tasks", "missing", "invalid", "out_of_range"}
+import pytest
+
+pytestmark = pytest.mark.slow  # subprocesses; the in-process tests cover the logic
+
+
+MOLP2S_COUNTS = {"hits", "tasks"}
+STATUSES = {"ok", "missing", "invalid", "out_of_range", "error"}
 
 
 def only_run_dir(cwd: Path) -> Path:
@@ -28,6 +34,8 @@ def test_headline_command_writes_three_files(cli, tmp_path: Path) -> None:
     lo, hi = accuracy["ci95"]
     assert 0 <= lo <= accuracy["value"] <= hi <= 1
     assert set(metrics["counts"]) == MOLP2S_COUNTS
+    assert set(metrics["statuses"]) == STATUSES
+    assert sum(metrics["statuses"].values()) == metrics["n"]
     assert metrics["counts"]["tasks"] == metrics["n"]
 
     rows = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
@@ -69,7 +77,7 @@ def test_duplicate_prediction_exits_2_with_one_line_and_keeps_outputs(cli, tmp_p
     assert proc.returncode == 2
     errors = [x for x in proc.stderr.splitlines() if x.strip()]
     assert len(errors) == 1, proc.stderr
-    assert f"duplicate record_id {sample['id']!r}" in errors[0]
+    assert f"duplicate prediction for {sample['id']!r}" in errors[0]
     assert "Traceback" not in proc.stderr
     assert (run_dir / "metrics.json").read_bytes() == before
 
@@ -102,10 +110,59 @@ def test_secrets_never_reach_outputs(cli, tmp_path: Path) -> None:
 
 
 def test_tasks_subcommand_lists_entries(cli) -> None:
-    proc = cli("tasks")
-    assert proc.returncode == 0
-    names = proc.stdout.split()
+    proc = cli("tasks", "--json")
+    assert proc.returncode == 0, proc.stderr
+    names = [row["name"] for row in json.loads(proc.stdout)]
     assert len([n for n in names if n.startswith("molp2s/")]) == 15
+
+
+@pytest.mark.parametrize(
+    ("name", "nearest"), [("molp2s/gapp", "molp2s/gap"), ("cblue/cmeee-v2", "cblue/CMeEE-V2")]
+)
+def test_unknown_task_is_one_line_with_the_nearest(cli, tmp_path: Path, name, nearest) -> None:
+    proc = cli(f"task={name}")
+    assert proc.returncode == 2
+    errors = [x for x in proc.stderr.splitlines() if x.strip()]
+    assert len(errors) == 1, proc.stderr
+    assert f"unknown task {name!r}" in errors[0] and repr(nearest) in errors[0]
+    assert not list(tmp_path.glob("outputs/runs/*/*"))  # no empty run folder left behind
+
+
+def test_version_and_help(cli) -> None:
+    version = cli("--version")
+    assert version.returncode == 0 and version.stdout.startswith("benchreg ")
+    helped = cli("--help")
+    assert helped.returncode == 0 and "python -m benchreg tasks" in helped.stdout
+
+
+def test_prompts_then_score_them_as_predictions(cli, tmp_path: Path) -> None:
+    proc = cli("task=molp2s/gap", "mode=prompts", "run.limit=4", f"hydra.run.dir={tmp_path / 'p'}")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(x) for x in (tmp_path / "p" / "prompts.jsonl").read_text().splitlines()]
+    assert len(rows) == 4 and f"{tmp_path / 'p' / 'prompts.jsonl'}" in proc.stdout
+    pred = tmp_path / "pred.jsonl"  # an "external model" that always picks candidate 0
+    answer = json.dumps({"selected_candidate_index": 0})
+    lines = [json.dumps({"record_id": row["id"], "output": answer}) for row in rows]
+    pred.write_text("\n".join(lines) + "\n")
+    scored = cli(
+        "task=molp2s/gap",
+        "model=predictions",
+        f"model.path={pred}",
+        f"hydra.run.dir={tmp_path / 's'}",
+    )
+    assert scored.returncode == 0, scored.stderr
+    scored_rows = [
+        json.loads(x) for x in (tmp_path / "s" / "samples.jsonl").read_text().splitlines()
+    ]
+    status = {row["id"]: row["status"] for row in scored_rows}
+    assert {status[row["id"]] for row in rows} == {"ok"}
+    assert list(status.values()).count("missing") == len(status) - 4
+
+
+def test_unknown_mode_exits_2(cli) -> None:
+    proc = cli("task=molp2s/gap", "mode=score")
+    assert proc.returncode == 2
+    assert "unknown mode 'score'" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_task_alias_on_the_command_line(cli, tmp_path: Path) -> None:
@@ -125,6 +182,6 @@ def test_predictions_file_leftovers_reach_metrics_json(cli, tmp_path: Path) -> N
     )
     assert proc.returncode == 0, proc.stderr
     record = json.loads((tmp_path / "run" / "metrics.json").read_text())
-    assert record["predictions"]["unknown_ids"] == ["not-a-record"]
-    assert record["predictions"]["unknown_ids_total"] == 1
-    assert record["counts"]["missing"] == record["n"]
+    assert record["system"]["unknown_ids"] == ["not-a-record"]
+    assert record["system"]["unknown_ids_total"] == 1
+    assert record["statuses"]["missing"] == record["n"]

@@ -6,6 +6,10 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # subprocesses; the in-process tests cover the logic
+
 
 def read_summary(sweep: Path) -> list[dict[str, str]]:
     with (sweep / "summary.csv").open() as handle:
@@ -29,6 +33,7 @@ def test_all_45_molp2s_task_views(cli, tmp_path: Path) -> None:
         assert json.loads(metrics_path.read_text())["n"] > 0
     assert len(list(sweep.glob("*/metrics.json"))) == 45
     assert (sweep / "summary.md").read_text().count("| ok |") == 45
+    assert proc.stdout.count("| ok |") == 45 and "45 of 45 jobs succeeded." in proc.stdout
     analysis = json.loads((sweep / "analysis_molp2s_views.json").read_text())
     (model,) = analysis["models"]
     assert len(analysis["models"][model]) == 15
@@ -41,6 +46,19 @@ def test_failed_job_is_listed_with_its_error(cli, tmp_path: Path) -> None:
     rows = read_summary(sweep)
     assert [r["status"] for r in rows] == ["ok", "failed"]
     assert "no view 'sideways'" in rows[1]["error"]
+    assert "1 of 2 jobs succeeded." in proc.stdout
+
+
+def test_empty_glob_and_unknown_name_stop_the_sweep_in_one_line(cli, tmp_path: Path) -> None:
+    for arg, message in [
+        ("task=glob(molp2/*)", "matches no task"),
+        ("task=molp2s/gap,molp2s/gapp", "unknown task 'molp2s/gapp'"),
+    ]:
+        proc = cli("-m", arg, f"hydra.sweep.dir={tmp_path / 'sweep'}")
+        assert proc.returncode == 2
+        errors = [x for x in proc.stderr.splitlines() if x.strip()]
+        assert len(errors) == 1 and message in errors[0], proc.stderr
+    assert not (tmp_path / "sweep").exists()
 
 
 def test_analyze_subcommand_rewrites_summary(cli, tmp_path: Path) -> None:

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # subprocesses; the in-process tests cover the logic
+
+
 ENTRY = """\
 defaults:
   - /task/_base/molp2s@_here_
@@ -18,7 +23,7 @@ metrics:
 
 def user_folder(tmp_path: Path, text: str, hydra_layout: bool = True) -> Path:
     root = tmp_path / "my_tasks"
-    path = root / ("task" if hydra_layout else "") / "mine" / "my_gap.yaml"
+    path = root / ("tasks" if hydra_layout else "") / "mine" / "my_gap.yaml"
     path.parent.mkdir(parents=True)
     path.write_text(text)
     return root
@@ -61,7 +66,7 @@ def test_unknown_key_exits_2_naming_file_and_key(cli, tmp_path: Path) -> None:
     root = user_folder(tmp_path, ENTRY + "colour: blue\n")
     proc = cli("task=mine/my_gap", f"hydra.searchpath=[file://{root}]")
     assert proc.returncode == 2
-    assert f"{root}/task/mine/my_gap.yaml:9: unknown key 'colour'" in proc.stderr
+    assert f"{root}/tasks/mine/my_gap.yaml:9: unknown key 'colour'" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
@@ -69,5 +74,21 @@ def test_unknown_metric_exits_2_naming_file_and_key(cli, tmp_path: Path) -> None
     root = user_folder(tmp_path, ENTRY.replace("name: accuracy", "name: acuracy"))
     proc = cli("task=mine/my_gap", f"hydra.searchpath=[file://{root}]")
     assert proc.returncode == 2
-    assert f"{root}/task/mine/my_gap.yaml:8: metrics: unknown metric 'acuracy'" in proc.stderr
+    assert f"{root}/tasks/mine/my_gap.yaml:8: metrics: unknown metric 'acuracy'" in proc.stderr
     assert "did you mean 'accuracy'" in proc.stderr
+
+
+def test_interpolation_exits_2_naming_file_and_line(cli, tmp_path: Path) -> None:
+    root = user_folder(tmp_path, ENTRY.replace("my own gap task", "copy of ${task.name}"))
+    proc = cli("task=mine/my_gap", f"hydra.searchpath=[file://{root}]")
+    assert proc.returncode == 2
+    assert f"{root}/tasks/mine/my_gap.yaml:5: interpolation" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_tasks_flags_broken_user_entries(cli, tmp_path: Path) -> None:
+    root = user_folder(tmp_path, ENTRY + "colour: blue\n")
+    proc = cli("tasks", f"hydra.searchpath=[file://{root}]")
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [x for x in proc.stdout.splitlines() if x.startswith("mine/my_gap ")]
+    assert "BROKEN" in line and "unknown key 'colour'" in line

@@ -95,6 +95,7 @@ def test_wheel_installs_and_runs(tmp_path: Path) -> None:
     metrics = json.loads((work / "run" / "metrics.json").read_text())
     assert metrics["n"] > 0
     listed = subprocess.run(
-        [str(python), "-m", "benchreg", "tasks"], cwd=work, capture_output=True, text=True
+        [str(python), "-m", "benchreg", "tasks", "--json"], cwd=work, capture_output=True, text=True
     )
-    assert len([n for n in listed.stdout.split() if n.startswith("molp2s/")]) == 15
+    names = [row["name"] for row in json.loads(listed.stdout) if row["status"] == "ok"]
+    assert len([n for n in names if n.startswith("molp2s/")]) == 15

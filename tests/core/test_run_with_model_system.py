@@ -9,10 +9,11 @@ from typing import Any
 
 from benchreg import load_task, run_task
 from benchreg.core import registry
+from benchreg.core.system import BaseSystem, SystemContext
 from benchreg.core.types import Prediction, Request, Status
 
 
-class ScriptedChatSystem:
+class ScriptedChatSystem(BaseSystem):
     """Answers like a chat model: reads the prompt, returns text (some of it unusable)."""
 
     name = "scripted-chat"
@@ -39,7 +40,7 @@ class ScriptedChatSystem:
 SYSTEM = ScriptedChatSystem()
 
 
-def _factory(cfg: Mapping[str, Any], ctx: Any) -> ScriptedChatSystem:
+def _factory(cfg: Mapping[str, Any], ctx: SystemContext) -> ScriptedChatSystem:
     return SYSTEM
 
 
@@ -61,6 +62,9 @@ def test_prompts_flow_to_the_system_and_text_is_parsed() -> None:
     statuses = [p.status for p in result.predictions]
     n = len(statuses)
     assert statuses.count(Status.OK) == len(range(0, n, 3))
-    assert result.counts["invalid"] == n - statuses.count(Status.OK)
+    # unparseable text is invalid; a failed request is an error (one meaning per status)
+    assert result.statuses["invalid"] == len(range(1, n, 3))
+    assert result.statuses["error"] == len(range(2, n, 3))
+    assert result.statuses["invalid"] + result.statuses["error"] == n - statuses.count(Status.OK)
     assert result.counts["hits"] == statuses.count(Status.OK)
     assert all(p.latency_s == 0.1 for p in result.predictions if p.status is Status.OK)

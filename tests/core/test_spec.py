@@ -29,7 +29,7 @@ def spec(**over: Any) -> TaskSpec:
 def test_valid_spec_and_string_shorthand() -> None:
     s = spec()
     assert s.loader.name == "molp2s" and s.loader.params == {}
-    assert s.primary.name == "accuracy"
+    assert s.primary_metric.name == "accuracy"
 
 
 def test_unknown_top_level_key_rejected() -> None:
@@ -66,9 +66,20 @@ def test_exactly_one_primary(metrics: list[dict[str, Any]]) -> None:
         spec(metrics=metrics)
 
 
-def test_repeated_metric_names_rejected() -> None:
-    with pytest.raises(ValidationError, match="repeat"):
-        spec(metrics=[{"name": "accuracy", "primary": True}, {"name": "accuracy"}])
+def test_repeated_metric_output_names_rejected() -> None:
+    first = {"name": "accuracy", "primary": True}
+    problems = dict(check_components(spec(metrics=[first, {"name": "accuracy"}])))
+    assert "output name(s) ['accuracy'] repeat" in problems["metrics"]
+    renamed = spec(metrics=[first, {"name": "accuracy", "label": "b"}])
+    assert check_components(renamed) == []
+
+
+def test_unknown_metric_param_is_reported_with_the_accepted_ones() -> None:
+    problems = dict(
+        check_components(spec(metrics=[{"name": "accuracy", "primary": True, "params": {"k": 1}}]))
+    )
+    assert "metric 'accuracy': bad params ['k']" in problems["metrics"]
+    assert "it takes: no params" in problems["metrics"]
 
 
 def test_default_view_must_be_a_view() -> None:

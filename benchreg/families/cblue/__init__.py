@@ -1,26 +1,28 @@
 """PromptCBLUE: 16 Chinese medical tasks as text prompts, scored with the official semantics.
 
-Components: loader `cblue`; answer schemas `cblue_entities`, `cblue_triples`, `cblue_events`,
-`cblue_normalizations`, `cblue_entity_attrs`, `cblue_label`, `cblue_reply`, `cblue_report`;
-one parser per task (`cblue_cmeee_v2`, ..., `cblue_imcs_v2_sr`); metrics `cblue_micro_prf`,
-`cblue_label_prf`, `cblue_reply_rouge`, `cblue_report_rouge`; prediction reader `cblue`;
-counter `cblue`; prompt renderer `cblue_input`; baseline `cblue_trivial`; analysis
-`cblue_overall` (overall score + results.json); validator `cblue_gold`. User docs: docs/cblue.md.
+Components: loader `cblue` (param `task`: the entry's PromptCBLUE task); answer schemas
+`cblue_entities`, `cblue_triples`, `cblue_events`, `cblue_normalizations`, `cblue_entity_attrs`,
+`cblue_label`, `cblue_reply`, `cblue_report`; one parser per task (`cblue_cmeee_v2`, ...,
+`cblue_imcs_v2_sr`); metrics `cblue_micro_prf`, `cblue_label_prf`, `cblue_reply_rouge`,
+`cblue_report_rouge` and counter `cblue`; prediction reader `cblue`; prompt renderer
+`cblue_input`; baseline `cblue_trivial`; analysis `cblue_overall` (overall score + results.json);
+validator `cblue_gold`. Domain modules: catalogue (task facts the entries do not state), official
+(the official score computations), rouge and tokenizer, formats (answer -> target text).
+User docs: docs/cblue.md.
 """
 
 from benchreg.core.family import register_family
 from benchreg.families.cblue import (  # noqa: F401  (modules register their components)
+    analysis,
+    answer,
     baseline,
-    counts,
     loader,
     metrics,
-    parsers,
+    parser,
     predictions,
     prompts,
-    schema,
-    sweep,
     validators,
 )
 
 # The prompt is each row's own `input`: no template files.
-register_family("cblue", __file__, release_prompts=None)
+register_family("cblue", __file__, release_prompts=None, packages=("rouge-chinese",))

@@ -1,9 +1,9 @@
 """The default offline system: a trivial, clearly labelled baseline (no model).
 
-Classification: the first answer option of the prompt, read as model text would be (or, with
-`labels: empty`, the empty answer, which scores as the task's first official label). Extraction:
-no items. MedDG: an empty reply. IMCS-V2-MRG: an empty report. It is the floor a real system has
-to beat.
+Classification: the first answer option of the prompt, read by the task's parser as model text
+would be (or, with `labels: empty`, the empty answer, which scores as the task's first official
+label). Extraction: no items. MedDG: an empty reply. IMCS-V2-MRG: an empty report. It is the floor
+a real system has to beat.
 """
 
 from __future__ import annotations
@@ -13,27 +13,32 @@ from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
+from benchreg.core.system import SystemContext
 from benchreg.core.types import Sample
-from benchreg.families.cblue.catalogue import task_of_entry
-from benchreg.families.cblue.parsers import parse_text
+from benchreg.families.cblue.catalogue import task_of_params
 
 
 @registry.baselines.register("cblue_trivial")
-def make_trivial(ctx: Any, *, labels: str = "first_option") -> Callable[[Sample], Any]:
+def make_trivial(ctx: SystemContext, *, labels: str = "first_option") -> Callable[[Sample], Any]:
     if labels not in ("first_option", "empty"):
         raise BenchregError(
             f"baseline cblue_trivial: unknown labels={labels!r}",
             fix="use labels=first_option or labels=empty",
         )
-    info = task_of_entry(ctx.spec.name, dict(ctx.spec.loader.params))
+    spec = ctx.spec
+    info = task_of_params(spec.loader.params, where=f"task entry {spec.name}")
     if info.kind != "classification":
         empty = info.empty_answer()
         return lambda sample: type(empty)()
+    if spec.parser is None:
+        raise BenchregError(f"task entry {spec.name} names no parser", fix="add `parser:`")
+    parser = registry.parsers.get(spec.parser.name)
+    params = dict(spec.parser.params)
 
     def first_option(sample: Sample) -> str:
         choices = sample.input.get("answer_choices") or []
         if not choices or labels == "empty":
             return ""
-        return parse_text(info.name, str(choices[0]), sample)  # CHIP-STS: 相同 -> 是的
+        return str(parser(str(choices[0]), sample, **params))  # CHIP-STS: 相同 -> 是的
 
     return first_option

@@ -1,16 +1,21 @@
-"""The 16 PromptCBLUE tasks: official names, aliases, answer kind and label lists.
+"""The 16 PromptCBLUE tasks: what the task entries do not say (official names, aliases, answer
+kind, official label lists, item keys).
 
-The label lists are the ones the official evaluator (evaluate.py) passes for each classification
-task; only their first entry matters for scoring (an empty answer counts as that label). They also
-bound the "in range" labels of a task together with each sample's own answer choices.
+A task entry names its PromptCBLUE task once, as the loader param `task`; the loader puts it on
+every sample (`sample.input["task_dataset"]`) and everything else reads it from there or from the
+loader params. The label lists are the ones the official evaluator (evaluate.py) passes for each
+classification task; their first entry is the empty label (an empty answer counts as that label),
+and they bound the "in range" labels of a task.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from benchreg.core.errors import BenchregError
+from benchreg.core.types import Sample
 
 Kind = Literal["extraction", "classification", "reply", "report"]
 
@@ -23,12 +28,16 @@ class TaskInfo:
     kind: Kind
     aliases: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()  # official label list (classification only), first = empty
-    average: Literal["macro", "weighted"] | None = None  # classification only
     item_keys: tuple[str, ...] = field(default=())  # extraction only: keys of one item
 
     @property
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
+
+    @property
+    def empty_label(self) -> str:
+        """The label an empty classification answer counts as (the first official label)."""
+        return self.labels[0] if self.labels else ""
 
     def empty_answer(self) -> Any:
         """The answer an invalid or missing prediction is scored as (official empty semantics)."""
@@ -44,11 +53,10 @@ _TASKS = (
     ),
     TaskInfo("CHIP-CDN", "extraction", item_keys=("entity", "type")),
     TaskInfo("CHIP-CDEE", "extraction", item_keys=("主体词", "发生状态", "描述词", "解剖部位")),
-    TaskInfo("CHIP-STS", "classification", labels=("是的", "不是"), average="weighted"),
+    TaskInfo("CHIP-STS", "classification", labels=("是的", "不是")),
     TaskInfo(
         "CHIP-CTC",
         "classification",
-        average="macro",
         labels=(
             NOT_LISTED,
             "疾病",
@@ -98,11 +106,10 @@ _TASKS = (
         ),
     ),
     TaskInfo("CHIP-MDCFNPC", "extraction", item_keys=("entity", "attr")),
-    TaskInfo("KUAKE-IR", "classification", labels=("相关", "不相关"), average="weighted"),
+    TaskInfo("KUAKE-IR", "classification", labels=("相关", "不相关")),
     TaskInfo(
         "KUAKE-QIC",
         "classification",
-        average="macro",
         labels=(
             NOT_LISTED,
             "病情诊断",
@@ -120,13 +127,11 @@ _TASKS = (
     TaskInfo(
         "KUAKE-QQR",
         "classification",
-        average="weighted",
         labels=("完全一致", "后者是前者的语义子集", "后者是前者的语义父集", "语义无直接关联"),
     ),
     TaskInfo(
         "KUAKE-QTR",
         "classification",
-        average="weighted",
         labels=("完全不匹配或者没有参考价值", "很少匹配有一些参考价值", "部分匹配", "完全匹配"),
     ),
     TaskInfo("MedDG", "reply"),
@@ -135,7 +140,6 @@ _TASKS = (
     TaskInfo(
         "IMCS-V2-DAC",
         "classification",
-        average="macro",
         labels=(
             NOT_LISTED,
             "关于症状的询问",
@@ -179,8 +183,18 @@ def task_info(name: str, *, where: str | None = None) -> TaskInfo:
     return info
 
 
-def task_of_entry(task_name: str, params: dict[str, Any] | None = None) -> TaskInfo:
-    """The PromptCBLUE task of a registry entry: its `task` param, else the part after `cblue/`."""
-    explicit = (params or {}).get("task")
-    name = str(explicit) if explicit else task_name.rsplit("/", 1)[-1]
-    return task_info(name, where=f"task entry {task_name}")
+def task_of_params(params: Mapping[str, Any], *, where: str | None = None) -> TaskInfo:
+    """The PromptCBLUE task a task entry names as its loader param `task`."""
+    name = params.get("task")
+    if not isinstance(name, str) or not name:
+        raise BenchregError(
+            "a PromptCBLUE task entry must name its task as the loader param `task`",
+            where=where,
+            fix="write `loader: {name: cblue, params: {task: <task>}}`, e.g. task: CMeEE-V2",
+        )
+    return task_info(name, where=where)
+
+
+def task_of_sample(sample: Sample) -> TaskInfo:
+    """The task the loader put on the sample (`input["task_dataset"]`)."""
+    return task_info(str(sample.input.get("task_dataset")), where=f"sample {sample.id}")

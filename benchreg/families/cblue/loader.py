@@ -1,11 +1,14 @@
 """Loader for a PromptCBLUE folder: `<split>.json` (JSON Lines) plus `<split>_structured.json`.
 
 Each line of the split file: `input` (the full prompt), `target` (the gold text), `answer_choices`,
-`task_type`, `task_dataset`, `sample_id`. One task entry takes the lines of its task (CMeIE-V2 is
-read as CMeIE); lines of tasks outside the 16 (e.g. Text2DT, CMedCausal) are ignored.
+`task_type`, `task_dataset`, `sample_id`. Loader params: `task` (required: the PromptCBLUE task of
+the entry) and `split`. One task entry takes the lines of its task (CMeIE-V2 is read as CMeIE);
+lines of tasks outside the 16 (e.g. Text2DT, CMedCausal) are ignored. Every sample carries the
+task as `input["task_dataset"]`.
 Gold comes from the structured file (`{task: [{sample_id, answer}]}`) when it holds the sample,
-otherwise from parsing `target` with the task's parser. The split is the run's view
-(dev | test | train) unless the loader param `split` names another file stem.
+otherwise from parsing `target` with the task's parser (`ctx.parser`, the entry's `parser:`). The
+split is the run's view (dev | test | train) unless the loader param `split` names another file
+stem.
 """
 
 from __future__ import annotations
@@ -17,10 +20,9 @@ from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError, ParseError, at
-from benchreg.core.io import iter_jsonl, read_json
-from benchreg.core.types import Dataset, LoadContext, Sample
-from benchreg.families.cblue.catalogue import TaskInfo, lookup, task_of_entry
-from benchreg.families.cblue.parsers import PARSERS
+from benchreg.core.reader import read_json_strict, read_records
+from benchreg.core.types import Dataset, LoadContext, Parser, Sample
+from benchreg.families.cblue.catalogue import TaskInfo, lookup, task_of_params
 
 REQUIRED_FIELDS = ("input", "target", "task_dataset", "sample_id")
 
@@ -33,7 +35,19 @@ class Row:
 
 @registry.loaders.register("cblue")
 def load_cblue(ctx: LoadContext) -> Dataset:
-    info = task_of_entry(ctx.task_name, dict(ctx.params))
+    unknown = sorted(set(ctx.params) - {"task", "split"})
+    if unknown:
+        raise BenchregError(
+            f"loader cblue: unknown params {unknown}",
+            where=f"task entry {ctx.task_name}",
+            fix="it takes: task, split",
+        )
+    info = task_of_params(ctx.params, where=f"task entry {ctx.task_name}")
+    if ctx.parser is None:
+        raise BenchregError(
+            f"task entry {ctx.task_name} names no parser",
+            fix="add `parser: <the task's parser>` (it reads gold given as `target` text)",
+        )
     split = str(ctx.params.get("split") or ctx.view or "dev")
     split_file = ctx.data_root / f"{split}.json"
     if not split_file.is_file():
@@ -51,7 +65,7 @@ def load_cblue(ctx: LoadContext) -> Dataset:
     seen: dict[str, int] = {}
     from_target: list[str] = []
     for row in rows:
-        sample, used_target = _sample(row, info, split, split_file, gold_by_id)
+        sample, used_target = _sample(row, info, split, split_file, gold_by_id, ctx.parser)
         if sample.id in seen:
             raise BenchregError(
                 f"duplicate sample_id {sample.id!r} in task {info.name} "
@@ -105,7 +119,12 @@ def _some(ids: list[str], shown: int = 5) -> str:
 
 
 def _sample(
-    row: Row, info: TaskInfo, split: str, split_file: Path, gold_by_id: dict[str, Any]
+    row: Row,
+    info: TaskInfo,
+    split: str,
+    split_file: Path,
+    gold_by_id: dict[str, Any],
+    parser: Parser,
 ) -> tuple[Sample, bool]:
     data = row.data
     sample_id = data["sample_id"]
@@ -124,7 +143,7 @@ def _sample(
     if sample_id in gold_by_id:
         return _with_gold(sample, gold_by_id[sample_id]), False
     try:
-        gold = PARSERS[info.name](data["target"], sample)
+        gold = parser(data["target"], sample)
     except ParseError as exc:
         raise BenchregError(
             f"cannot read the gold of {sample_id} from its target: {exc}",
@@ -140,20 +159,17 @@ def _with_gold(sample: Sample, gold: Any) -> Sample:
 
 def rows_of_task(split_file: Path, info: TaskInfo) -> list[Row]:
     stat = split_file.stat()
-    try:
-        rows = _read_split(str(split_file.resolve()), stat.st_mtime_ns, stat.st_size)
-    except UnicodeDecodeError as exc:
-        raise _not_utf8(split_file, exc) from None
+    rows = _read_split(str(split_file.resolve()), stat.st_mtime_ns, stat.st_size)
     return [row for row in rows if lookup(row.data["task_dataset"]) is info]
 
 
 @lru_cache(maxsize=4)
 def _read_split(path: str, mtime_ns: int, size: int) -> tuple[Row, ...]:
-    """Every row of a split file, checked once (a sweep loads the same file for 16 tasks)."""
-    split_file = Path(path)
+    """Every row of a split file (JSON Lines, whatever its suffix), checked once (a sweep loads
+    the same file for 16 tasks)."""
     rows = []
-    for number, obj in iter_jsonl(split_file):
-        where = at(split_file, number)
+    for record in read_records(Path(path), lines=True):
+        obj, where = record.data, record.where
         if not isinstance(obj, dict):
             raise BenchregError("a PromptCBLUE line must be a JSON object", where=where)
         missing = [f for f in REQUIRED_FIELDS if f not in obj]
@@ -172,17 +188,15 @@ def _read_split(path: str, mtime_ns: int, size: int) -> tuple[Row, ...]:
             isinstance(choices, list) and all(isinstance(c, str) for c in choices)
         ):
             raise BenchregError("answer_choices must be a list of strings or null", where=where)
-        rows.append(Row(number, obj))
+        line = int(where.rsplit(":", 1)[1])  # JSON Lines records are located as file:line
+        rows.append(Row(line, obj))
     return tuple(rows)
 
 
 def structured_gold(path: Path, info: TaskInfo) -> dict[str, Any]:
     """`{sample_id: answer}` of one task from a results.json-shaped gold file."""
     stat = path.stat()
-    try:
-        data = _read_structured(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    except UnicodeDecodeError as exc:
-        raise _not_utf8(path, exc) from None
+    data = _read_structured(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
     present = [name for name in info.names if name in data]
     if not present:
         return {}
@@ -216,12 +230,6 @@ def structured_gold(path: Path, info: TaskInfo) -> dict[str, Any]:
     return gold
 
 
-def _not_utf8(path: Path, exc: UnicodeDecodeError) -> BenchregError:
-    return BenchregError(
-        f"not UTF-8 text ({exc.reason} at byte {exc.start})", where=path, fix="save it as UTF-8"
-    )
-
-
 def _gold_problem(info: TaskInfo, answer: Any) -> str | None:
     if info.kind == "extraction":
         if not isinstance(answer, list) or not all(isinstance(i, dict) for i in answer):
@@ -236,7 +244,7 @@ def _gold_problem(info: TaskInfo, answer: Any) -> str | None:
 
 @lru_cache(maxsize=4)
 def _read_structured(path: str, mtime_ns: int, size: int) -> dict[str, Any]:
-    data = read_json(Path(path))
+    data = read_json_strict(Path(path))
     if not isinstance(data, dict):
         raise BenchregError("a structured gold file must map task names to lists", where=path)
     return data

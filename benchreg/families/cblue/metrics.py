@@ -1,136 +1,179 @@
-"""Registered metrics: micro P/R/F1 (extraction), macro or weighted P/R/F1 (classification),
-ROUGE-1/2/L F (MedDG, IMCS-V2-MRG by report section).
+"""Registered metrics (per-sample statistics + an aggregate) and the family counter.
+
+- `cblue_micro_prf` (7 extraction tasks): stats tp/fp/fn per sample -> micro precision, recall, f1.
+- `cblue_label_prf` (7 classification tasks, param `average`: macro | weighted): stats = (gold,
+  predicted) label ids -> per-class counts -> macro or support-weighted P/R/F1 over the classes
+  seen (true + predicted > 0); outputs `macro-precision/macro-recall/macro-f1` or
+  `precision/recall/f1`, the official names.
+- `cblue_reply_rouge` (MedDG): mean over samples of ROUGE-1/2/L F.
+- `cblue_report_rouge` (IMCS-V2-MRG): stats = per-sample sums of section ROUGE F and the number of
+  (sample, gold section) pairs -> mean over pairs.
 
 A prediction that is missing, invalid or failed is scored as the task's empty answer (`[]`, `""`
--> the first official label, `""` -> `无 。`, `{}`). An out-of-range label is scored as given.
-Per-sample parts are cached per (sample, prediction) pair, so recomputing a metric on bootstrap
-resamples only re-aggregates.
+-> the first official label, `""` -> `无 。`, `{}`); an out-of-range label is scored as given.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 
 from benchreg.core import registry
-from benchreg.core.types import MetricResult, Prediction, Sample, Status
+from benchreg.core.errors import BenchregError
+from benchreg.core.metric import SCORED_AS_GIVEN, MeanMetric, Metric, scored_answer
+from benchreg.core.types import Prediction, Sample
 from benchreg.families.cblue import official
-from benchreg.families.cblue.rouge import RougeF
+from benchreg.families.cblue.answer import off_schema_items
+from benchreg.families.cblue.catalogue import task_of_sample
 
-SCORED_AS_GIVEN = frozenset({Status.OK, Status.OUT_OF_RANGE})
-T = TypeVar("T")
-
-
-def answer_or(pred: Prediction, empty: Any) -> Any:
-    return pred.answer if pred.status in SCORED_AS_GIVEN else empty
+PRF = ("precision", "recall", "f1")
+ROUGE = ("rouge1", "rouge2", "rougeL")
 
 
-class PairCache(Generic[T]):
-    """Per-(sample, prediction) parts, reused while the same objects are scored again.
-
-    An entry holds the objects it was computed from (so their ids stay unique) and is used only
-    for the same sample and while the prediction still carries the same answer object and status.
-    """
-
-    def __init__(self, compute: Callable[[Sample, Prediction], T], max_entries: int = 400_000):
-        self._compute = compute
-        self._max = max_entries
-        self._entries: dict[int, tuple[Prediction, Sample, Any, Status, T]] = {}
-
-    def __call__(self, sample: Sample, pred: Prediction) -> T:
-        hit = self._entries.get(id(pred))
-        if (
-            hit is not None
-            and hit[0] is pred
-            and hit[1] is sample
-            and hit[2] is pred.answer
-            and hit[3] is pred.status
-        ):
-            return hit[4]
-        value = self._compute(sample, pred)
-        if len(self._entries) >= self._max:
-            self._entries.clear()
-        self._entries[id(pred)] = (pred, sample, pred.answer, pred.status, value)
-        return value
-
-
-_overlaps: PairCache[official.Overlap] = PairCache(
-    lambda s, p: official.overlap(s.gold, answer_or(p, []))
-)
-_reply_rouge: PairCache[RougeF] = PairCache(
-    lambda s, p: official.reply_rouge(s.gold, answer_or(p, ""))
-)
-_report_rouge: PairCache[official.RougeTotal] = PairCache(
-    lambda s, p: official.rouge_total(official.report_rouge(s.gold, answer_or(p, {})))
-)
-
-PRF_STATS = ("precision", "recall", "f1")
-ROUGE_STATS = ("rouge1", "rouge2", "rougeL")
-
-
-def _stat(stat: str, allowed: tuple[str, ...]) -> int:
-    if stat not in allowed:
-        raise ValueError(f"stat must be one of {allowed}, got {stat!r}")
-    return allowed.index(stat)
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den, 0 where den == 0 (elementwise, any shape)."""
+    out = np.zeros(np.broadcast(num, den).shape)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
 
 
 @registry.metrics.register("cblue_micro_prf")
-def micro_prf(
-    samples: Sequence[Sample], predictions: Sequence[Prediction], *, stat: str = "f1"
-) -> MetricResult:
-    """Micro P/R/F1 over per-sample item sets (the 7 extraction tasks)."""
-    index = _stat(stat, PRF_STATS)
-    prf, totals = official.micro_prf(
-        _overlaps(s, p) for s, p in zip(samples, predictions, strict=True)
-    )
-    n = len(samples)
-    return MetricResult(prf[index], n, n, detail=dict(totals._asdict()))
+class MicroPRF(Metric):
+    """Micro P/R/F1 over per-sample item sets; P = R = F1 = 0 when TP = 0."""
+
+    outputs = PRF
+
+    def stats(self, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> np.ndarray:
+        rows = [
+            official.overlap(s.gold, scored_answer(p, []))
+            for s, p in zip(samples, predictions, strict=True)
+        ]
+        return np.asarray(rows, dtype=float).reshape(len(rows), 3)
+
+    def reduce(self, totals: np.ndarray, n: int) -> np.ndarray:
+        tp, fp, fn = totals[..., 0], totals[..., 1], totals[..., 2]
+        precision = _ratio(tp, tp + fp)
+        recall = _ratio(tp, tp + fn)
+        f1 = _ratio(2 * precision * recall, precision + recall)
+        return np.stack([precision, recall, f1], axis=-1)
+
+    def detail(self, stats: np.ndarray) -> dict[str, Any]:
+        tp, fp, fn = (int(x) for x in stats.sum(axis=0)) if len(stats) else (0, 0, 0)
+        return {"tp": tp, "fp": fp, "fn": fn}
 
 
 @registry.metrics.register("cblue_label_prf")
-def label_prf(
-    samples: Sequence[Sample],
-    predictions: Sequence[Prediction],
-    *,
-    average: str,
-    empty_label: str,
-    stat: str = "f1",
-) -> MetricResult:
-    """Macro (CHIP-CTC, IMCS-V2-DAC, KUAKE-QIC) or support-weighted (CHIP-STS, KUAKE-IR/QQR/QTR)
-    P/R/F1 over the labels seen in gold and predictions; `""` counts as ``empty_label``."""
-    index = _stat(stat, PRF_STATS)
-    pairs = [
-        (s.gold, official.effective_label(answer_or(p, ""), empty_label))
-        for s, p in zip(samples, predictions, strict=True)
-    ]
-    prf = official.label_prf(pairs, average)
-    n = len(samples)
-    return MetricResult(prf[index], n, n, detail={"average": average, "classes": _classes(pairs)})
+class LabelPRF(Metric):
+    """Macro or support-weighted P/R/F1 over the labels seen in gold and predictions (as
+    scikit-learn's classification_report, zero_division=0); `""` counts as the task's first
+    official label. Statistics are label ids; the vocabulary lives on the instance, so ids stay
+    stable across the chunks the core scores in."""
 
+    def __init__(self, *, average: str) -> None:
+        if average not in ("macro", "weighted"):
+            raise BenchregError(
+                f"metric cblue_label_prf: unknown average {average!r}",
+                fix="use average: macro or average: weighted",
+            )
+        self.average = average
+        self.vocabulary: dict[str, int] = {}
 
-def _classes(pairs: Sequence[tuple[str, str]]) -> int:
-    return len({g for g, _ in pairs} | {p for _, p in pairs})
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(f"macro-{n}" for n in PRF) if self.average == "macro" else PRF
+
+    def _id(self, label: str) -> int:
+        return self.vocabulary.setdefault(label, len(self.vocabulary))
+
+    def stats(self, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> np.ndarray:
+        rows = []
+        for sample, pred in zip(samples, predictions, strict=True):
+            label = official.effective_label(
+                scored_answer(pred, ""), task_of_sample(sample).empty_label
+            )
+            rows.append((self._id(sample.gold), self._id(label)))
+        return np.asarray(rows, dtype=float).reshape(len(rows), 2)
+
+    def totals(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Per-class (true, predicted, hit) counts of each resample: ``(b, 3 x classes)``."""
+        classes = len(self.vocabulary)
+        if not len(stats):
+            return np.zeros((len(weights), 3 * classes))
+        gold, pred = stats[:, 0].astype(int), stats[:, 1].astype(int)
+        onehot = np.eye(classes)
+        true_onehot = onehot[gold]
+        columns = np.concatenate(
+            [true_onehot, onehot[pred], true_onehot * (gold == pred)[:, None]], axis=1
+        )
+        return weights @ columns
+
+    def reduce(self, totals: np.ndarray, n: int) -> np.ndarray:
+        true, pred, hit = np.split(totals, 3, axis=-1)
+        seen = (true + pred) > 0
+        per_class = np.stack(
+            [_ratio(hit, pred), _ratio(hit, true), _ratio(2 * hit, true + pred)], axis=-1
+        )
+        weight = (seen if self.average == "macro" else true).astype(float)[..., None]
+        return _ratio((weight * per_class).sum(axis=-2), weight.sum(axis=-2))
+
+    def detail(self, stats: np.ndarray) -> dict[str, Any]:
+        return {"average": self.average, "classes": len(np.unique(stats))}
 
 
 @registry.metrics.register("cblue_reply_rouge")
-def reply_rouge(
-    samples: Sequence[Sample], predictions: Sequence[Prediction], *, stat: str = "rougeL"
-) -> MetricResult:
-    """MedDG: mean ROUGE F over samples (character tokens); per-sample scores included."""
-    index = _stat(stat, ROUGE_STATS)
-    per_sample = [_reply_rouge(s, p)[index] for s, p in zip(samples, predictions, strict=True)]
-    n = len(samples)
-    return MetricResult(sum(per_sample) / n if n else 0.0, n, n, per_sample=per_sample)
+class ReplyRouge(MeanMetric):
+    """MedDG: mean over samples of ROUGE-1/2/L F (character tokens)."""
+
+    outputs = ROUGE
+
+    def score(self, sample: Sample, prediction: Prediction) -> Sequence[float]:
+        return official.reply_rouge(sample.gold, scored_answer(prediction, ""))
 
 
 @registry.metrics.register("cblue_report_rouge")
-def report_rouge(
-    samples: Sequence[Sample], predictions: Sequence[Prediction], *, stat: str = "rougeL"
-) -> MetricResult:
-    """IMCS-V2-MRG: mean ROUGE F over (sample, gold report section) pairs."""
-    index = _stat(stat, ROUGE_STATS)
-    mean, pairs = official.mean_rouge(
-        _report_rouge(s, p) for s, p in zip(samples, predictions, strict=True)
-    )
-    n = len(samples)
-    return MetricResult(mean[index], n, n, detail={"section_pairs": pairs})
+class ReportRouge(Metric):
+    """IMCS-V2-MRG: mean ROUGE-1/2/L F over (sample, gold report section) pairs."""
+
+    outputs = ROUGE
+
+    def stats(self, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> np.ndarray:
+        rows = [
+            official.rouge_total(official.report_rouge(s.gold, scored_answer(p, {})))
+            for s, p in zip(samples, predictions, strict=True)
+        ]
+        return np.asarray(rows, dtype=float).reshape(len(rows), 4)
+
+    def reduce(self, totals: np.ndarray, n: int) -> np.ndarray:
+        return _ratio(totals[..., :3], totals[..., 3:4])
+
+    def detail(self, stats: np.ndarray) -> dict[str, Any]:
+        return {"section_pairs": int(stats[:, 3].sum()) if len(stats) else 0}
+
+
+# --- family counter ------------------------------------------------------------------------------
+
+
+@registry.counters.register("cblue")
+def cblue_counts(
+    samples: Sequence[Sample], predictions: Sequence[Prediction], **params: Any
+) -> dict[str, int]:
+    """empty_answers (scored answers that are empty: [], "" or {}) and off_schema_items (list
+    items that deviate from the documented item shape; scored as the official evaluator scores
+    them). Statuses and unknown ids are reported by the core."""
+    scored = [
+        (s, p) for s, p in zip(samples, predictions, strict=True) if p.status in SCORED_AS_GIVEN
+    ]
+    return {
+        "empty_answers": sum(1 for _, p in scored if _is_empty(p.answer)),
+        "off_schema_items": sum(
+            off_schema_items(str(s.input.get("task_dataset")), p.answer) for s, p in scored
+        ),
+    }
+
+
+def _is_empty(answer: Any) -> bool:
+    if isinstance(answer, dict):
+        return not any(str(v).strip() for v in answer.values())
+    return isinstance(answer, list | str) and not answer

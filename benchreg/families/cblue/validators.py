@@ -11,20 +11,20 @@ from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import ParseError
-from benchreg.core.types import Dataset, LoadContext, Sample
+from benchreg.core.types import Dataset, LoadContext, Parser, Sample
 from benchreg.core.validation import Finding
 from benchreg.families.cblue import official
-from benchreg.families.cblue.catalogue import TaskInfo, task_of_entry
-from benchreg.families.cblue.parsers import PARSERS
-from benchreg.families.cblue.schema import off_schema_items
+from benchreg.families.cblue.answer import off_schema_items
+from benchreg.families.cblue.catalogue import TaskInfo, task_of_params
 
 MAX_PER_KIND = 20
 
 
 @registry.validators.register("cblue_gold")
 def check_gold(dataset: Dataset, ctx: LoadContext, **params: Any) -> list[Finding]:
-    """Gold items in the documented shape, and structured gold agreeing with the `target` text."""
-    info = task_of_entry(ctx.task_name, dict(ctx.params))
+    """Gold items in the documented shape, and structured gold agreeing with the `target` text
+    (read by the task's parser, `ctx.parser`)."""
+    info = task_of_params(ctx.params, where=f"task entry {ctx.task_name}")
     findings: list[Finding] = []
     no_gold: list[str] = []
     for sample in dataset.samples:
@@ -33,7 +33,7 @@ def check_gold(dataset: Dataset, ctx: LoadContext, **params: Any) -> list[Findin
         bad = off_schema_items(info.name, sample.gold)
         if bad:
             findings.append(Finding(sample.id, f"{bad} gold item(s) deviate from the item shape"))
-        problem = _target_problem(info, sample)
+        problem = _target_problem(info, sample, ctx.parser) if ctx.parser else None
         if problem:
             findings.append(Finding(sample.id, problem))
     if len(findings) > MAX_PER_KIND:
@@ -47,12 +47,12 @@ def check_gold(dataset: Dataset, ctx: LoadContext, **params: Any) -> list[Findin
     return findings
 
 
-def _target_problem(info: TaskInfo, sample: Sample) -> str | None:
+def _target_problem(info: TaskInfo, sample: Sample, parser: Parser) -> str | None:
     target = str(sample.meta.get("target", ""))
     if not target:
         return None
     try:
-        parsed = PARSERS[info.name](target, sample)
+        parsed = parser(target, sample)
     except ParseError as exc:
         return f"target cannot be parsed: {exc}"
     if info.kind == "extraction":

@@ -1,20 +1,22 @@
-"""MolP2S: property-grounded structure completion (15 property directories x 3 views).
+"""MolP2S: property-grounded structure completion (15 property directories x 4 views).
 
-Components: loader `molp2s`, answer schema `candidate_index`, parser `molp2s_json`, prediction
-reader `molp2s_jsonl`, metric `accuracy`, counter `molp2s`, prompt renderer `molp2s`, baseline
-`molp2s_rdkit`, analysis `molp2s_views`.
+Components: loader `molp2s` (loader.py, records.py), answer schema `candidate_index` (answer.py),
+parser `molp2s_json` (parser.py), prediction reader `molp2s_jsonl` (predictions.py), counter
+`molp2s` (metrics.py; the task scores the core's generic `accuracy`), prompt renderer `molp2s`
+(prompts.py), baseline `molp2s_rdkit` (baseline.py), analysis `molp2s_views` (analysis.py).
+Domain modules: chem.py (RDKit structure features), chem_checks.py (SMILES and mask checks).
 """
 
 from benchreg.core.family import register_family
 from benchreg.families.molp2s import (  # noqa: F401  (modules register their components)
     analysis,
+    answer,
     baseline,
     loader,
     metrics,
     parser,
     predictions,
     prompts,
-    schema,
 )
 
-register_family("molp2s", __file__, release_prompts="prompts")
+register_family("molp2s", __file__, release_prompts="prompts", packages=("rdkit",))

@@ -18,8 +18,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchreg.core import registry
-from benchreg.core.analysis import AnalysisReport, JobRecord
-from benchreg.core.stats import binomial_greater, mcnemar_exact, wilson_ci
+from benchreg.core.analysis import (
+    AnalysisReport,
+    JobRecord,
+    markdown_table,
+    paired_binary,
+    rate_with_ci,
+)
+from benchreg.core.stats import binomial_greater, wilson_ci
 
 VIEW_ORDER = ("correct", "shuffled", "counterfactual", "structure_only")
 RULE = (
@@ -28,6 +34,17 @@ RULE = (
     "mean 1/#candidates, p < {alpha}) AND, when structure_only was run, donor-hit rate > the rate "
     "at which the structure-only choice lands on the donor (paired exact McNemar, p < {alpha})."
 )
+HEADER = [
+    "property",
+    "correct",
+    "shuffled",
+    "counterfactual (donor hits)",
+    "structure only",
+    "shuffle drop (McNemar p)",
+    "donor vs chance (p)",
+    "donor vs structure-only (p)",
+    "use claim",
+]
 
 
 def _hits(job: JobRecord) -> dict[str, bool]:
@@ -41,13 +58,14 @@ def _view_stats(job: JobRecord) -> dict[str, Any]:
 
 
 def _shuffle_drop(correct: JobRecord, shuffled: JobRecord) -> dict[str, Any]:
-    c_hits, s_hits = _hits(correct), _hits(shuffled)
-    paired = sorted(set(c_hits) & set(s_hits))
-    b = sum(1 for i in paired if c_hits[i] and not s_hits[i])
-    c = sum(1 for i in paired if s_hits[i] and not c_hits[i])
-    n = len(paired)
-    drop = (sum(c_hits[i] for i in paired) - sum(s_hits[i] for i in paired)) / n if n else 0.0
-    return {"drop": drop, "n_pairs": n, "lost": b, "gained": c, "p_mcnemar": mcnemar_exact(b, c)}
+    paired = paired_binary(_hits(correct), _hits(shuffled))
+    return {
+        "drop": paired.difference,
+        "n_pairs": paired.n_pairs,
+        "lost": paired.only_a,
+        "gained": paired.only_b,
+        "p_mcnemar": paired.p_mcnemar,
+    }
 
 
 def _donor(cf: JobRecord, structure_only: JobRecord | None) -> dict[str, Any]:
@@ -69,17 +87,16 @@ def _donor(cf: JobRecord, structure_only: JobRecord | None) -> dict[str, Any]:
             for r in structure_only.samples
             if r.get("status") == "ok"
         }
-        paired = [r for r in rows if r.get("meta", {}).get("scaffold") in so_choice]
-        cf_hit = [r.get("score") == 1.0 for r in paired]
-        so_hit = [so_choice[r["meta"]["scaffold"]] == r["gold"] for r in paired]
-        b = sum(1 for x, y in zip(cf_hit, so_hit, strict=True) if x and not y)
-        c = sum(1 for x, y in zip(cf_hit, so_hit, strict=True) if y and not x)
-        m = len(paired)
+        paired_rows = [r for r in rows if r.get("meta", {}).get("scaffold") in so_choice]
+        cf_hit = {r["id"]: r.get("score") == 1.0 for r in paired_rows}
+        so_hit = {r["id"]: so_choice[r["meta"]["scaffold"]] == r["gold"] for r in paired_rows}
+        paired = paired_binary(cf_hit, so_hit)
+        m = paired.n_pairs
         out["structure_only"] = {
             "n_pairs": m,
-            "structure_only_donor_rate": sum(so_hit) / m if m else 0.0,
-            "donor_hit_rate_paired": sum(cf_hit) / m if m else 0.0,
-            "p_mcnemar": mcnemar_exact(b, c),
+            "structure_only_donor_rate": paired.hits_b / m if m else 0.0,
+            "donor_hit_rate_paired": paired.hits_a / m if m else 0.0,
+            "p_mcnemar": paired.p_mcnemar,
         }
     return out
 
@@ -115,10 +132,7 @@ def _claim(views: dict[str, JobRecord], alpha: float) -> dict[str, Any]:
 
 
 def _fmt_view(stats: dict[str, Any] | None) -> str:
-    if stats is None:
-        return "-"
-    lo, hi = stats["ci95"]
-    return f"{stats['accuracy']:.3f} [{lo:.3f}, {hi:.3f}] ({stats['hits']}/{stats['n']})"
+    return "-" if stats is None else rate_with_ci(stats["hits"], stats["n"])
 
 
 @registry.analyses.register("molp2s_views")
@@ -129,39 +143,30 @@ def cross_view(jobs: Sequence[JobRecord], alpha: float = 0.05) -> AnalysisReport
     data: dict[str, Any] = {"alpha": alpha, "rule": RULE.format(alpha=alpha), "models": {}}
     lines = [f"Rule: {RULE.format(alpha=alpha)}", ""]
     for model, tasks in sorted(grouped.items()):
-        lines += [
-            f"### {model}",
-            "",
-            "| property | correct | shuffled | counterfactual (donor hits) | structure only | "
-            "shuffle drop (McNemar p) | donor vs chance (p) | donor vs structure-only (p) | "
-            "use claim |",
-            "|---|---|---|---|---|---|---|---|---|",
-        ]
         per_task = {}
+        table: list[list[Any]] = []
         for task, views in sorted(tasks.items()):
             claim = _claim(views, alpha)
             per_task[task] = claim
             stats = claim["views"]
             drop, donor = claim.get("shuffle_drop"), claim.get("donor")
             so = (donor or {}).get("structure_only")
-            lines.append(
-                " | ".join(
-                    [
-                        f"| {task.split('/')[-1]}",
-                        *(_fmt_view(stats.get(v)) for v in VIEW_ORDER),
-                        f"{drop['drop']:+.3f} (p={drop['p_mcnemar']:.3g})" if drop else "-",
-                        f"{donor['donor_hit_rate']:.3f} vs {donor['chance']:.3f} "
-                        f"(p={donor['p_vs_chance']:.3g})"
-                        if donor
-                        else "-",
-                        f"{so['donor_hit_rate_paired']:.3f} vs "
-                        f"{so['structure_only_donor_rate']:.3f} (p={so['p_mcnemar']:.3g})"
-                        if so
-                        else "-",
-                        f"{claim['use_claim']} |",
-                    ]
-                )
+            table.append(
+                [
+                    task.split("/")[-1],
+                    *(_fmt_view(stats.get(v)) for v in VIEW_ORDER),
+                    f"{drop['drop']:+.3f} (p={drop['p_mcnemar']:.3g})" if drop else "-",
+                    f"{donor['donor_hit_rate']:.3f} vs {donor['chance']:.3f} "
+                    f"(p={donor['p_vs_chance']:.3g})"
+                    if donor
+                    else "-",
+                    f"{so['donor_hit_rate_paired']:.3f} vs "
+                    f"{so['structure_only_donor_rate']:.3f} (p={so['p_mcnemar']:.3g})"
+                    if so
+                    else "-",
+                    claim["use_claim"],
+                ]
             )
         data["models"][model] = per_task
-        lines.append("")
+        lines += [f"### {model}", "", markdown_table(HEADER, table), ""]
     return AnalysisReport(name="molp2s_views", markdown="\n".join(lines), data=data)

@@ -29,9 +29,9 @@ from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
+from benchreg.core.system import SystemContext
 from benchreg.core.types import Prediction, Sample
 from benchreg.families.molp2s import chem
-from benchreg.systems.base import SystemContext
 
 BAND_TOLERANCE = 10.0  # cm^-1
 UNUSABLE = float("inf")

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from benchreg.core import registry
-from benchreg.core.errors import BenchregError, at
-from benchreg.core.io import iter_jsonl
+from benchreg.core.errors import BenchregError
+from benchreg.core.reader import Record, index_by_id, read_records
 from benchreg.core.types import Dataset, LoadContext, Sample
 from benchreg.families.molp2s.chem_checks import masked_smiles_problem, smiles_parses
 from benchreg.families.molp2s.records import STRUCTURE_ONLY, LabelLine, TaskLine
+
+M = TypeVar("M", bound=BaseModel)
 
 
 @registry.loaders.register("molp2s")
@@ -28,38 +29,44 @@ def load_molp2s(ctx: LoadContext) -> Dataset:
     tasks_path = directory / f"{file_view}.jsonl"
     labels_path = directory / f"{file_view}.labels.jsonl"
     check_smiles = bool(ctx.params.get("check_smiles", True))
-    lines = _read_tasks(tasks_path, check_smiles)
-    labels = _read_labels(labels_path)
-    missing = [rid for rid in lines if rid not in labels]
+
+    task_records = index_by_id(read_records(tasks_path), "record_id", what="task line")
+    tasks = {rid: _validate(TaskLine, record) for rid, record in task_records.items()}
+    if check_smiles:
+        for rid, task in tasks.items():
+            _check_smiles(task, task_records[rid].where)
+    label_records = index_by_id(read_records(labels_path), "record_id", what="label line")
+    labels = {rid: _validate(LabelLine, record).label for rid, record in label_records.items()}
+
+    missing = [rid for rid in tasks if rid not in labels]
     if missing:
         raise BenchregError(
             f"{len(missing)} record(s) have no label, first {missing[0]!r} "
-            f"(line {lines[missing[0]][0]} of {tasks_path.name})",
+            f"(at {task_records[missing[0]].where})",
             where=labels_path,
             fix="every record_id of the task file needs one label line",
         )
-    extra = [rid for rid in labels if rid not in lines]
+    extra = [rid for rid in labels if rid not in tasks]
     if extra:
         raise BenchregError(
             f"label for unknown record {extra[0]!r} ({len(extra)} extra label(s))",
-            where=at(labels_path, labels[extra[0]][0]),
+            where=label_records[extra[0]].where,
             fix=f"remove it or add the record to {tasks_path.name}",
         )
     samples = []
-    for rid, (line_no, task) in lines.items():
-        label_line, label = labels[rid]
-        n = len(task.candidate_completed_smiles)
+    for rid, task in tasks.items():
+        label, n = labels[rid], len(task.candidate_completed_smiles)
         if not 0 <= label < n:
             raise BenchregError(
                 f"label {label} of record {rid!r} is outside its {n} candidates",
-                where=at(labels_path, label_line),
+                where=label_records[rid].where,
                 fix="labels are 0-based indices into candidate_completed_smiles",
             )
-        samples.append(_sample(task, label, view, directory.name, line_no))
+        samples.append(_sample(task, label, view, directory.name, task_records[rid].where))
     return Dataset(samples=samples, files=[tasks_path, labels_path], info={"view": view})
 
 
-def _sample(task: TaskLine, label: int, view: str, directory: str, line_no: int) -> Sample:
+def _sample(task: TaskLine, label: int, view: str, directory: str, where: str) -> Sample:
     structure_only = view == STRUCTURE_ONLY
     candidates = list(task.candidate_completed_smiles)
     scaffold = hashlib.sha1(
@@ -79,7 +86,7 @@ def _sample(task: TaskLine, label: int, view: str, directory: str, line_no: int)
         meta={
             "directory": directory,
             "view": view,
-            "line": line_no,
+            "line": int(where.rpartition(":")[2]),  # a JSON Lines record is at `file:line`
             "n_candidates": len(candidates),
             "scaffold": scaffold,
             **({"extra": extra} if extra else {}),
@@ -87,56 +94,26 @@ def _sample(task: TaskLine, label: int, view: str, directory: str, line_no: int)
     )
 
 
-def _read_tasks(path: Path, check_smiles: bool) -> dict[str, tuple[int, TaskLine]]:
-    lines: dict[str, tuple[int, TaskLine]] = {}
-    for number, obj in iter_jsonl(path):
-        task = _validate(TaskLine, obj, path, number)
-        if task.record_id in lines:
-            first = lines[task.record_id][0]
-            raise BenchregError(
-                f"duplicate record_id {task.record_id!r} (first at line {first})",
-                where=at(path, number),
-            )
-        if check_smiles:
-            _check_smiles(task, path, number)
-        lines[task.record_id] = (number, task)
-    return lines
-
-
-def _read_labels(path: Path) -> dict[str, tuple[int, int]]:
-    labels: dict[str, tuple[int, int]] = {}
-    for number, obj in iter_jsonl(path):
-        label = _validate(LabelLine, obj, path, number)
-        if label.record_id in labels:
-            raise BenchregError(
-                f"duplicate label for record_id {label.record_id!r} "
-                f"(first at line {labels[label.record_id][0]})",
-                where=at(path, number),
-            )
-        labels[label.record_id] = (number, label.label)
-    return labels
-
-
-def _validate(model: Any, obj: Any, path: Path, number: int) -> Any:
+def _validate(model: type[M], record: Record) -> M:
     try:
-        return model.model_validate(obj)
+        return model.model_validate(record.data)
     except ValidationError as exc:
         error = exc.errors()[0]
         field = ".".join(str(p) for p in error["loc"]) or "line"
         raise BenchregError(
             f"{field}: {error['msg']}",
-            where=at(path, number),
+            where=record.where,
             fix=f"expected fields: {', '.join(model.model_fields)}",
         ) from None
 
 
-def _check_smiles(task: TaskLine, path: Path, number: int) -> None:
+def _check_smiles(task: TaskLine, where: str) -> None:
     problem = masked_smiles_problem(task.masked_smiles, task.mask)
     if problem:
-        raise BenchregError(f"record {task.record_id!r}: {problem}", where=at(path, number))
+        raise BenchregError(f"record {task.record_id!r}: {problem}", where=where)
     for index, smiles in enumerate(task.candidate_completed_smiles):
         if not smiles_parses(smiles):
             raise BenchregError(
                 f"record {task.record_id!r}: candidate {index} {smiles!r} does not parse in RDKit",
-                where=at(path, number),
+                where=where,
             )

@@ -1,7 +1,9 @@
-"""MolP2S scoring: accuracy with the spec's strict rules, and the spec's counts.
+"""MolP2S counts: the spec's hit count and number of tasks.
 
-A missing record, a line marked invalid, and an index outside the candidate list are incorrect;
-every sample of the file is in the denominator.
+Accuracy is the core's generic `accuracy` (an ok answer equal to the label is a hit; a missing
+record, a line marked invalid and an index outside the candidate list are not; every record of
+the file is in the denominator). The spec's missing / invalid / out-of-range counts are the
+core's status counts (`statuses` in metrics.json).
 """
 
 from __future__ import annotations
@@ -9,35 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from benchreg.core import registry
-from benchreg.core.types import MetricResult, Prediction, PredictionSet, Sample, Status
-
-
-def hits(samples: Sequence[Sample], preds: Sequence[Prediction]) -> list[float]:
-    return [
-        1.0 if p.status is Status.OK and p.answer == s.gold else 0.0
-        for s, p in zip(samples, preds, strict=True)
-    ]
-
-
-@registry.metrics.register("accuracy")
-def accuracy(samples: Sequence[Sample], preds: Sequence[Prediction]) -> MetricResult:
-    """accuracy = hits / tasks, where tasks = every record of the file."""
-    per_sample = hits(samples, preds)
-    n = len(samples)
-    return MetricResult(sum(per_sample) / n if n else 0.0, n, n, per_sample)
+from benchreg.core.metric import is_hit
+from benchreg.core.types import Prediction, Sample
 
 
 @registry.counters.register("molp2s")
-def molp2s_counts(
-    samples: Sequence[Sample],
-    preds: Sequence[Prediction],
-    prediction_set: PredictionSet | None,
-) -> dict[str, int]:
-    statuses = [p.status for p in preds]
+def molp2s_counts(samples: Sequence[Sample], predictions: Sequence[Prediction]) -> dict[str, int]:
     return {
-        "hits": int(sum(hits(samples, preds))),
+        "hits": sum(is_hit(s, p) for s, p in zip(samples, predictions, strict=True)),
         "tasks": len(samples),
-        "missing": statuses.count(Status.MISSING),
-        "invalid": statuses.count(Status.INVALID) + statuses.count(Status.ERROR),
-        "out_of_range": statuses.count(Status.OUT_OF_RANGE),
     }

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-
-from loguru import logger
+from typing import Any
 
 from benchreg.core import registry
-from benchreg.core.errors import BenchregError, at
-from benchreg.core.io import iter_jsonl
+from benchreg.core.predictions import PredictionCollector
+from benchreg.core.reader import read_records
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
 from benchreg.families.molp2s.parser import KEY
 
@@ -19,39 +18,25 @@ def read_predictions(path: Path, samples: Sequence[Sample], task_name: str) -> P
     """Lines `{record_id, selected_candidate_index, reasoning}` or `{record_id, invalid: true}`.
 
     A line may instead carry the model's text as `output` (parsed by the task's parser).
-    A duplicate record_id rejects the whole file.
+    A duplicate record_id rejects the whole file (the spec's rule). A line that is not JSON, not
+    an object or has no string `record_id` is counted as malformed and listed in the notes; the
+    rest of the file is still read.
     """
-    known = {s.id for s in samples}
-    by_id: dict[str, Prediction] = {}
-    first_line: dict[str, int] = {}
-    unknown: list[str] = []
-    for number, obj in iter_jsonl(path):
-        if not isinstance(obj, dict) or not isinstance(obj.get("record_id"), str):
-            raise BenchregError(
-                "a prediction line must be an object with a string `record_id`",
-                where=at(path, number),
-            )
-        rid = obj["record_id"]
-        if rid in first_line:
-            raise BenchregError(
-                f"duplicate record_id {rid!r} (first at line {first_line[rid]})",
-                where=at(path, number),
-                fix="keep one prediction per record",
-            )
-        first_line[rid] = number
-        if rid not in known:
-            unknown.append(rid)
+    collector = PredictionCollector(path, samples, task=task_name, duplicates="reject")
+    for record in read_records(path, lenient=True):
+        obj = record.data
+        if record.error is not None or not isinstance(obj, dict):
+            collector.add_malformed(record.where)
             continue
-        by_id[rid] = _prediction(rid, obj)
-    if unknown:
-        logger.warning(
-            f"{path}: {len(unknown)} prediction(s) for records not in {task_name}, "
-            f"e.g. {unknown[0]!r}; ignored"
-        )
-    return PredictionSet(by_id=by_id, files=[path], unknown_ids=unknown)
+        rid = obj.get("record_id")
+        if not isinstance(rid, str) or not rid:
+            collector.add_malformed(record.where)
+            continue
+        collector.add(rid, _prediction(rid, obj), where=record.where)
+    return collector.finish()
 
 
-def _prediction(rid: str, obj: dict) -> Prediction:
+def _prediction(rid: str, obj: dict[str, Any]) -> Prediction:
     reasoning = obj.get("reasoning")
     meta = {"reasoning": reasoning} if isinstance(reasoning, str) and reasoning else {}
     if obj.get("invalid") is True:

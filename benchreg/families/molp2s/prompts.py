@@ -1,28 +1,24 @@
 """Prompt rendering for MolP2S (system + user), from the release's or the shipped templates.
 
-Placeholders, written `{name}` (other braces are left alone): `record_id`, `masked_smiles`,
-`mask` (JSON), `candidates` (numbered list), `n_candidates`, `property_names`, `properties`
-(pretty JSON). In the structure-only condition `properties` says that no property is supplied.
+Placeholders, written `{name}` or `{{ name }}` (other braces are left alone): `record_id`,
+`masked_smiles`, `mask` (JSON), `candidates` (numbered list), `n_candidates`, `property_names`,
+`properties` (pretty JSON). In the structure-only condition `properties` says that no property
+is supplied.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 
 from benchreg.core import registry
+from benchreg.core.text import fill_template
 from benchreg.core.types import Message, Sample
 
 NO_PROPERTY = (
     "No property is supplied for this record. Use only the structural context "
     "(the masked graph and the candidate list)."
 )
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
-
-
-def fill(template: str, values: Mapping[str, str]) -> str:
-    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
 
 def placeholder_values(sample: Sample) -> dict[str, str]:
@@ -46,6 +42,6 @@ def placeholder_values(sample: Sample) -> dict[str, str]:
 def render(sample: Sample, templates: Mapping[str, str], view: str | None) -> tuple[Message, ...]:
     values = placeholder_values(sample)
     return (
-        Message("system", fill(templates["system"], values)),
-        Message("user", fill(templates["user"], values)),
+        Message("system", fill_template(templates["system"], values)[0]),
+        Message("user", fill_template(templates["user"], values)[0]),
     )

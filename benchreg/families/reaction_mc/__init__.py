@@ -1,11 +1,19 @@
 """Reaction-condition multiple choice (V6): 6 question types, relative-score metrics.
 
-Components: loader `reaction_mc_questions`, answer schema `reaction_mc_option`, parser
-`reaction_mc_option_index`, prediction reader `reaction_mc_json`, metrics
-`reaction_mc_relative_score` / `reaction_mc_exact_match` / `reaction_mc_yield_ratio`, counter
-`reaction_mc`, prompt renderer `reaction_mc`, baseline `reaction_mc_nearest_reference`, validator
-`reaction_mc_consistency`, analysis `reaction_mc_reference_gain`. The builder (condition table ->
-the 6 question files) is `python -m benchreg.families.reaction_mc.build`.
+Components (module: registered name):
+- loader: loader `reaction_mc_questions` (question records in records.py);
+- answer: answer schema `reaction_mc_option`;
+- parser: parser `reaction_mc_option_index`;
+- predictions: prediction reader `reaction_mc_json`;
+- prompts: prompt renderer `reaction_mc`;
+- metrics: metric `reaction_mc_scores` (avg_relative_score, exact_match_accuracy,
+  avg_yield_ratio) and counter `reaction_mc`;
+- baseline: baseline `reaction_mc_nearest_reference`;
+- validators: validator `reaction_mc_consistency`;
+- analysis: analysis `reaction_mc_reference_gain`.
+Domain modules: effective (the effective score), notation (outcome notations), conditions
+(condition groups). The builder (condition table -> the 6 question files) is
+`python -m benchreg.families.reaction_mc.build`.
 """
 
 from benchreg.core.family import register_family
@@ -18,7 +26,7 @@ from benchreg.families.reaction_mc import (  # noqa: F401  (modules register the
     parser,
     predictions,
     prompts,
-    validate,
+    validators,
 )
 
 # A V6 directory keeps its prompt_<type>.txt beside the data files.

@@ -4,7 +4,8 @@ For each system (job `model`) and each family (single_varying, all_varying), the
 `reaction_mc/<family>_reference` and `reaction_mc/<family>_reference_control` are paired question
 by question (same base id, i.e. the id without `_ref` / `_ref_control`). Reported per pair type:
 mean relative score with and without references, the mean paired difference with a paired
-bootstrap CI and a two-sided Wilcoxon signed-rank p, and exact hits with an exact McNemar p.
+bootstrap CI and a two-sided Wilcoxon signed-rank p (core.stats), and exact hits with an exact
+McNemar p (core.analysis.paired_binary).
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchreg.core import registry
-from benchreg.core.analysis import AnalysisReport, JobRecord
-from benchreg.core.stats import mcnemar_exact, paired_bootstrap_ci, wilcoxon_signed_rank
-from benchreg.families.reaction_mc.schema import base_id
+from benchreg.core.analysis import AnalysisReport, JobRecord, markdown_table, paired_binary
+from benchreg.core.stats import paired_bootstrap_ci, wilcoxon_signed_rank
+from benchreg.families.reaction_mc.records import base_id
 
 FAMILIES = ("single_varying", "all_varying")
 NAME = "reaction_mc_reference_gain"
@@ -56,10 +57,10 @@ def pair_stats(
     with_ref = [_score(refs[k], metric) for k in keys]
     without = [_score(ctrls[k], metric) for k in keys]
     diffs = [a - b for a, b in zip(with_ref, without, strict=True)]
-    hits_ref = [_score(refs[k], hit_metric) >= 1.0 for k in keys]
-    hits_ctrl = [_score(ctrls[k], hit_metric) >= 1.0 for k in keys]
-    ref_only = sum(a and not b for a, b in zip(hits_ref, hits_ctrl, strict=True))
-    ctrl_only = sum(b and not a for a, b in zip(hits_ref, hits_ctrl, strict=True))
+    hits = paired_binary(
+        {k: _score(refs[k], hit_metric) >= 1.0 for k in keys},
+        {k: _score(ctrls[k], hit_metric) >= 1.0 for k in keys},
+    )
     n = len(keys)
     ci = paired_bootstrap_ci(diffs, n_boot=n_boot, seed=seed) if n else (None, None)
     return {
@@ -71,11 +72,11 @@ def pair_stats(
         "mean_difference": sum(diffs) / n if n else None,
         "ci95": list(ci),
         "wilcoxon_p": wilcoxon_signed_rank(diffs) if n else None,
-        "hits_with_reference": sum(hits_ref),
-        "hits_without_reference": sum(hits_ctrl),
-        "hit_only_with_reference": ref_only,
-        "hit_only_without_reference": ctrl_only,
-        "mcnemar_p": mcnemar_exact(ctrl_only, ref_only),
+        "hits_with_reference": hits.hits_a,
+        "hits_without_reference": hits.hits_b,
+        "hit_only_with_reference": hits.only_a,
+        "hit_only_without_reference": hits.only_b,
+        "mcnemar_p": hits.p_mcnemar,
         "reference_job": str(ref_job.dir),
         "control_job": str(ctrl_job.dir),
     }
@@ -135,8 +136,13 @@ def reference_gain(
     return AnalysisReport(name=NAME, markdown=_markdown(data), data=data)
 
 
-def _num(value: Any, digits: int = 3) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
+HEADER = ["system", "pair", "n", "with ref", "without", "Δ mean", "95% CI", "Wilcoxon p",
+          "hits with", "hits without", "only with", "only without", "McNemar p"]
+
+
+def _ci_text(ci: Sequence[float | None]) -> str | None:
+    lo, hi = ci
+    return None if lo is None or hi is None else f"[{lo:.4f}, {hi:.4f}]"
 
 
 def _markdown(data: Mapping[str, Any]) -> str:
@@ -148,23 +154,16 @@ def _markdown(data: Mapping[str, Any]) -> str:
         f"({data['n_boot']} resamples, seed {data['seed']}); p by two-sided Wilcoxon "
         f"signed-rank. Exact hits ({data['hit_metric']}) compared with an exact McNemar test.",
         "",
-        "| system | pair | n | with ref | without | Δ mean | 95% CI | Wilcoxon p "
-        "| hits with | hits without | only with | only without | McNemar p |",
-        "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for system, families in data["systems"].items():
-        for family, s in families.items():
-            lo, hi = s["ci95"]
-            lines.append(
-                f"| {system} | {family} | {s['pairs']} | {_num(s['mean_with_reference'])} "
-                f"| {_num(s['mean_without_reference'])} | {_num(s['mean_difference'], 4)} "
-                f"| [{_num(lo, 4)}, {_num(hi, 4)}] | {_num(s['wilcoxon_p'], 4)} "
-                f"| {s['hits_with_reference']} | {s['hits_without_reference']} "
-                f"| {s['hit_only_with_reference']} | {s['hit_only_without_reference']} "
-                f"| {_num(s['mcnemar_p'], 4)} |"
-            )
-    if not data["systems"]:
-        lines.append("| (no reference/control job pairs found) | | | | | | | | | | | | |")
+    rows = [
+        [system, family, s["pairs"], s["mean_with_reference"], s["mean_without_reference"],
+         s["mean_difference"], _ci_text(s["ci95"]), s["wilcoxon_p"], s["hits_with_reference"],
+         s["hits_without_reference"], s["hit_only_with_reference"],
+         s["hit_only_without_reference"], s["mcnemar_p"]]
+        for system, families in data["systems"].items()
+        for family, s in families.items()
+    ]
+    lines.append(markdown_table(HEADER, rows) if rows else "(no reference/control job pairs found)")
     unpaired = [
         f"- {system} / {family}: {s['unpaired_reference']} reference and "
         f"{s['unpaired_control']} control questions without a partner"

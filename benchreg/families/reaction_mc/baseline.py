@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from benchreg.core import registry
+from benchreg.core.system import SystemContext
 from benchreg.core.types import Sample
 from benchreg.families.reaction_mc.conditions import condition_signature, merged
 from benchreg.families.reaction_mc.effective import outcome_of
@@ -42,5 +43,6 @@ def nearest_reference_choice(sample: Sample) -> int:
 
 
 @registry.baselines.register("reaction_mc_nearest_reference")
-def make(ctx: Any, **params: Any) -> Callable[[Sample], int]:
+def make(ctx: SystemContext) -> Callable[[Sample], int]:
+    """The baseline takes no params (an unknown one is an error)."""
     return nearest_reference_choice

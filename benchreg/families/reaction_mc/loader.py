@@ -1,25 +1,25 @@
 """Loader: one `multiple_choice_<question_type>.json` of a V6 output directory -> samples.
 
 The file is a JSON list of questions; a JSON Lines file of the same name (`.jsonl`) is read when
-the `.json` is absent. Every question is validated against :mod:`schema`; the first violation
-rejects the file with its path and the question id.
+the `.json` is absent (both read with :mod:`benchreg.core.reader`: a key given twice in one
+object, or an id given to two questions, is an error). Every question is validated against
+:mod:`records`; the first violation rejects the file with its location and the question id.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from benchreg.core import registry
-from benchreg.core.errors import BenchregError, at
-from benchreg.core.io import iter_jsonl, read_json
+from benchreg.core.errors import BenchregError
+from benchreg.core.reader import index_by_id, read_records
 from benchreg.core.types import Dataset, LoadContext, Sample
 from benchreg.families.reaction_mc.effective import formula_scores
-from benchreg.families.reaction_mc.schema import QUESTION_TYPES, Question, check_identity
+from benchreg.families.reaction_mc.records import QUESTION_TYPES, Question, check_identity
 
 
 def data_file_name(question_type: str) -> str:
@@ -40,21 +40,6 @@ def resolve_data_file(path: Path) -> Path:
     )
 
 
-def _records(path: Path) -> Iterator[tuple[str, Any]]:
-    """(location, raw question) pairs; location is `file:line` for JSONL, `file[#i]` for JSON."""
-    if path.suffix == ".jsonl":
-        for number, obj in iter_jsonl(path):
-            yield at(path, number), obj
-        return
-    data = read_json(path)
-    if not isinstance(data, list):
-        raise BenchregError(
-            f"expected a JSON list of questions, found {type(data).__name__}", where=path
-        )
-    for i, obj in enumerate(data):
-        yield f"{path}[#{i}]", obj
-
-
 def read_questions(path: Path, question_type: str) -> list[Question]:
     """Parse and validate every question of one file (raises BenchregError on the first problem)."""
     if question_type not in QUESTION_TYPES:
@@ -62,22 +47,15 @@ def read_questions(path: Path, question_type: str) -> list[Question]:
             f"unknown question_type {question_type!r}", fix=f"one of {', '.join(QUESTION_TYPES)}"
         )
     questions: list[Question] = []
-    seen: dict[str, str] = {}
-    for where, raw in _records(path):
-        qid = raw.get("id") if isinstance(raw, dict) else None
-        label = f"{where} (question {qid})" if qid else where
-        if not isinstance(raw, dict):
-            raise BenchregError("a question must be a JSON object", where=label)
+    for qid, record in index_by_id(read_records(path), "id", what="question").items():
+        label = f"{record.where} (question {qid})"
         try:
-            question = Question.model_validate(raw)
+            question = Question.model_validate(record.data)
         except ValidationError as exc:
             raise BenchregError(_first_error(exc), where=label, fix="see spec section 7") from None
         problem = check_identity(question, question_type)
         if problem:
             raise BenchregError(problem, where=label)
-        if question.id in seen:
-            raise BenchregError(f"duplicate id (first at {seen[question.id]})", where=label)
-        seen[question.id] = where
         questions.append(question)
     return questions
 

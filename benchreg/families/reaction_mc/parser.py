@@ -1,9 +1,12 @@
 """Parser: model text -> one 0-based option index.
 
 Steps (anything ambiguous raises ParseError, so the sample counts as invalid):
-1. Drop reasoning: `<think>...</think>` / `<reasoning>...</reasoning>` blocks; when a closing tag
-   has no opening tag, everything before the last closing tag.
-2. A JSON object with one of the keys `answer`, `option`, `option_index`, `index`, `choice`.
+1. Drop reasoning (:func:`benchreg.core.text.strip_reasoning`): `<think>...</think>` and the
+   like; when a closing tag has no opening tag, everything before the last closing tag.
+2. The JSON objects in the reply (:func:`benchreg.core.text.json_objects`; nested objects stay
+   inside their parent) with one of the keys `answer`, `option`, `option_index`, `index`,
+   `choice` holding an integer; all such objects must agree. A reply that is a single JSON object
+   without such a key is a ParseError.
 3. Answer phrases, strongest first: `\\boxed{N}`; then "answer is N", "Answer: N", "final answer
    N", "答案：N", "最终答案 N"; then "选择 N", "choose / select / pick N" (each optionally with
    "option"). All phrases of the strongest kind found must name the same number.
@@ -20,9 +23,9 @@ from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import ParseError
+from benchreg.core.text import json_objects, strip_reasoning
 from benchreg.core.types import Sample
 
-_BLOCK_TAGS = ("think", "thinking", "reasoning", "thought")
 _JSON_KEYS = ("answer", "option", "option_index", "index", "choice")
 _INT = r"([-+]?\d+)"
 _OPT = r"(?:option|choice|选项|選項)?\s*[#(（]?\s*"
@@ -40,51 +43,38 @@ _ANSWER_PATTERNS = (
     ),
 )
 _OPTION_PATTERN = re.compile(r"(?:option|选项|選項)\s*[#(（]?\s*" + _INT + r"(?!\.?\d)", re.I)
+_INT_TEXT = re.compile(r"\s*[-+]?\d+\s*")
+_FENCE = re.compile(r"^```(?:json)?|```$", re.IGNORECASE)
 _BARE = re.compile(r"^[\s*`\"'(\[]*" + _INT + r"[\s*`\"')\].。]*$")
 
 
-def strip_reasoning(text: str) -> str:
-    for tag in _BLOCK_TAGS:
-        text = re.sub(rf"<{tag}>.*?</{tag}>", " ", text, flags=re.DOTALL | re.IGNORECASE)
-        closing = list(re.finditer(rf"</{tag}>", text, flags=re.IGNORECASE))
-        if closing:
-            text = text[closing[-1].end() :]
-        text = re.sub(rf"<{tag}>.*", " ", text, flags=re.DOTALL | re.IGNORECASE)
-    return text.strip()
-
-
-def _from_json(text: str) -> int | None:
-    candidate = text.strip().removeprefix("```json").removeprefix("```").removesuffix("```")
-    try:
-        data: Any = json.loads(candidate)
-    except (json.JSONDecodeError, ValueError):
-        embedded = [_json_object(m) for m in re.findall(r"\{[^{}]*\}", text)]
-        return _agreeing([n for n in embedded if n is not None], "JSON objects")
-    if isinstance(data, dict):
-        for key in _JSON_KEYS:
-            value = data.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value
-            if isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d+\s*", value):
-                return int(value)
-        raise ParseError(f"JSON reply without an integer {'/'.join(_JSON_KEYS)} key")
-    if isinstance(data, int) and not isinstance(data, bool):
-        return data
-    return None
-
-
-def _json_object(snippet: str) -> int | None:
-    try:
-        data = json.loads(snippet)
-    except (json.JSONDecodeError, ValueError):
-        return None
-    if not isinstance(data, dict):
-        return None
+def _index_in(obj: dict[str, Any]) -> int | None:
+    """The first of the answer keys holding an integer (or an integer string)."""
     for key in _JSON_KEYS:
-        value = data.get(key)
+        value = obj.get(key)
         if isinstance(value, int) and not isinstance(value, bool):
             return value
+        if isinstance(value, str) and _INT_TEXT.fullmatch(value):
+            return int(value)
     return None
+
+
+def _whole_reply_is_json(body: str) -> bool:
+    """The reply is one JSON value (maybe in a code fence), not prose around one."""
+    candidate = _FENCE.sub("", body).strip()
+    try:
+        json.loads(candidate)
+    except ValueError:
+        return False
+    return True
+
+
+def _from_json(body: str) -> int | None:
+    objects = json_objects(body)
+    found = _agreeing([i for i in map(_index_in, objects) if i is not None], "JSON objects")
+    if found is None and len(objects) == 1 and _whole_reply_is_json(body):
+        raise ParseError(f"JSON reply without an integer {'/'.join(_JSON_KEYS)} key")
+    return found
 
 
 def _agreeing(numbers: list[int], what: str) -> int | None:

@@ -1,20 +1,21 @@
 """Prompt rendering: question blocks filled into `prompt_<type>.txt` templates.
 
-Placeholders (both `{{name}}` and `{name}` are replaced; any other brace text is left alone, so
-templates may contain JSON examples): `reactants`, `products`, `constant_conditions`,
-`fixed_conditions`, `reference_conditions`, `options`, `target_key`, `varying_keys`,
-`n_options`, `max_index`, `question_type`, `question_id`, and `question` (all blocks in one).
+Placeholders (both `{{name}}` and `{name}` are replaced by
+:func:`benchreg.core.text.fill_template`; any other brace text is left alone, so templates may
+contain JSON examples): `reactants`, `products`, `constant_conditions`, `fixed_conditions`,
+`reference_conditions`, `options`, `target_key`, `varying_keys`, `n_options`, `max_index`,
+`question_type`, `question_id`, and `question` (all blocks in one).
 A `user` template that uses none of them gets the `question` block appended after its text.
 Template parts `system` and `user` become messages of those roles.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from benchreg.core import registry
+from benchreg.core.text import fill_template
 from benchreg.core.types import Message, Sample
 
 KEY_LABELS = {
@@ -135,16 +136,7 @@ def _question_block(fields: Mapping[str, str], inp: Mapping[str, Any]) -> str:
 
 def fill(template: str, fields: Mapping[str, str], append_question: bool = True) -> str:
     """Replace `{{name}}` / `{name}` for known names; append the question when none is used."""
-    names = "|".join(re.escape(name) for name in fields)
-    pattern = re.compile(r"\{\{\s*(" + names + r")\s*\}\}|\{(" + names + r")\}")
-    used = False
-
-    def replace(match: re.Match[str]) -> str:
-        nonlocal used
-        used = True
-        return fields[match.group(1) or match.group(2)]
-
-    text = pattern.sub(replace, template)
+    text, used = fill_template(template, fields)
     if not used and append_question:
         text = f"{text.rstrip()}\n\n{fields['question']}\n"
     return text

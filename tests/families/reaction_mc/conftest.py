@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from benchreg.families.reaction_mc.schema import QUESTION_TYPES
+from benchreg.families.reaction_mc.records import QUESTION_TYPES
 
 
 def independent_effective(scores: dict[str, Any]) -> float:

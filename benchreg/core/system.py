@@ -1,0 +1,138 @@
+"""The system contract: anything that answers requests (a predictions file, a baseline, a model).
+
+A system is built by a factory registered in ``registry.systems`` as
+``factory(cfg: Mapping, ctx: SystemContext) -> System``. The core then:
+
+1. renders prompts only when ``system.needs_prompts`` is true;
+2. awaits ``system.predict(batch)`` for each batch of requests; the answer must hold exactly one
+   :class:`Prediction` per request, in the same order, for the same sample ids (a system with
+   nothing to say for a sample returns ``Prediction.missing(id)``): anything else is a bug of
+   the system and stops the run;
+3. records ``system.report()`` in ``metrics.json`` (files read, ids it could not place, notes,
+   counters such as requests made) and hashes its files into ``provenance.json``;
+4. awaits ``system.aclose()`` once, whatever happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from benchreg.core.types import Prediction, PredictionSet, Request, Sample
+
+if TYPE_CHECKING:
+    from benchreg.core.spec import TaskSpec
+
+
+@dataclass(frozen=True, slots=True)
+class SystemContext:
+    """What a system factory may know about the run it serves."""
+
+    spec: TaskSpec
+    view: str | None
+    data_root: Path
+    samples: Sequence[Sample]
+    options: Mapping[str, Any] = field(default_factory=dict)  # the run options (cache, ...)
+
+
+@dataclass(slots=True)
+class SystemReport:
+    """What a system wants recorded about its run, beside the scores."""
+
+    files: list[Path] = field(default_factory=list)  # inputs it read (hashed into provenance)
+    unknown_ids: list[str] = field(default_factory=list)  # answers for ids not in the data set
+    notes: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)  # e.g. requests, cache hits, tokens
+
+    @classmethod
+    def of(cls, prediction_set: PredictionSet) -> SystemReport:
+        return cls(
+            files=list(prediction_set.files),
+            unknown_ids=list(prediction_set.unknown_ids),
+            notes=list(prediction_set.notes),
+        )
+
+
+@runtime_checkable
+class System(Protocol):
+    name: str  # shown in tables and folder names
+    needs_prompts: bool
+
+    async def predict(self, requests: Sequence[Request]) -> list[Prediction]: ...
+
+    def report(self) -> SystemReport: ...
+
+    async def aclose(self) -> None: ...
+
+
+SystemFactory = Callable[[Mapping[str, Any], SystemContext], System]
+
+
+class BaseSystem:
+    """Defaults for the optional parts: no prompts, an empty report, nothing to close."""
+
+    name = "system"
+    needs_prompts = False
+
+    async def predict(self, requests: Sequence[Request]) -> list[Prediction]:
+        raise NotImplementedError
+
+    def report(self) -> SystemReport:
+        return SystemReport()
+
+    async def aclose(self) -> None:
+        return None
+
+
+class PerSampleSystem(BaseSystem):
+    """Wraps a function ``sample -> answer | Prediction`` as a (trivially async) system."""
+
+    def __init__(self, name: str, answer: Callable[[Sample], Any]) -> None:
+        self.name = name
+        self._answer = answer
+
+    async def predict(self, requests: Sequence[Request]) -> list[Prediction]:
+        out = []
+        for request in requests:
+            result = self._answer(request.sample)
+            if not isinstance(result, Prediction):
+                result = Prediction(sample_id=request.sample.id, answer=result)
+            out.append(result)
+        return out
+
+
+class PredictionSetSystem(BaseSystem):
+    """Answers looked up in a :class:`PredictionSet` (what a prediction reader returned)."""
+
+    def __init__(self, name: str, prediction_set: PredictionSet) -> None:
+        self.name = name
+        self.prediction_set = prediction_set
+
+    async def predict(self, requests: Sequence[Request]) -> list[Prediction]:
+        by_id = self.prediction_set.by_id
+        return [by_id.get(r.sample.id) or Prediction.missing(r.sample.id) for r in requests]
+
+    def report(self) -> SystemReport:
+        return SystemReport.of(self.prediction_set)
+
+
+def check_answers(system: System, requests: Sequence[Request], answers: Any) -> list[Prediction]:
+    """Enforce the contract: one Prediction per request, in order, for the same sample."""
+    if not isinstance(answers, list) or len(answers) != len(requests):
+        got = len(answers) if isinstance(answers, list) else type(answers).__name__
+        raise SystemContractError(
+            f"system {system.name!r} returned {got} predictions for {len(requests)} requests"
+        )
+    for request, answer in zip(requests, answers, strict=True):
+        if not isinstance(answer, Prediction) or answer.sample_id != request.sample.id:
+            found = answer.sample_id if isinstance(answer, Prediction) else type(answer).__name__
+            raise SystemContractError(
+                f"system {system.name!r} answered {found!r} where {request.sample.id!r} was asked"
+            )
+    return answers
+
+
+class SystemContractError(RuntimeError):
+    """A system broke the contract (a bug in the system, not bad user input)."""

@@ -1,0 +1,196 @@
+"""Cross-run PromptCBLUE analysis `cblue_overall`: the overall score and a results.json to submit.
+
+Jobs are grouped by (model, view); within a group each of the 16 tasks contributes its primary
+metric (rougeL for MedDG and IMCS-V2-MRG, macro-f1 for CHIP-CTC, IMCS-V2-DAC and KUAKE-QIC, f1
+otherwise). Overall = their mean over the 16 tasks (the official evaluate.py averages 18 tasks,
+adding Text2DT and CMedCausal, and reports x100). With fewer than 16 tasks the group's mean is
+reported as incomplete, never as the overall.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchreg.core import registry
+from benchreg.core.analysis import AnalysisReport, JobRecord, markdown_table
+from benchreg.core.io import atomic_write_text
+from benchreg.core.metric import SCORED_AS_GIVEN
+from benchreg.families.cblue.catalogue import TASK_NAMES, TaskInfo, lookup
+
+OVERALL_DEFINITION = (
+    "mean over the 16 tasks of each task's primary metric (rougeL: MedDG, IMCS-V2-MRG; macro-f1: "
+    "CHIP-CTC, IMCS-V2-DAC, KUAKE-QIC; f1: the others); evaluate.py averages 18 tasks (adds "
+    "Text2DT and CMedCausal) and reports x100"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRun:
+    info: TaskInfo
+    job: JobRecord
+
+    @property
+    def primary(self) -> str:
+        return str(self.job.metrics["primary"])
+
+    @property
+    def value(self) -> float:
+        return float(self.job.metrics["metrics"][self.primary]["value"])
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The primary metric's value with its n, denominator and 95% CI."""
+        metric = self.job.metrics["metrics"][self.primary]
+        return {key: metric.get(key) for key in ("value", "n", "denominator", "ci95")}
+
+
+def cblue_jobs(jobs: Iterable[JobRecord]) -> list[TaskRun]:
+    """The finished PromptCBLUE jobs, each with its task (the entry's loader param `task`)."""
+    runs = []
+    for job in jobs:
+        if job.family != "cblue":
+            continue
+        params = job.task_spec.get("loader", {}).get("params", {}) or {}
+        info = lookup(str(params.get("task", "")))
+        if info is not None:
+            runs.append(TaskRun(info, job))
+    return runs
+
+
+def groups(jobs: Iterable[JobRecord]) -> dict[tuple[str, str | None], dict[str, TaskRun]]:
+    """(model, view) -> {task: run}; a task run twice in one group keeps its last job."""
+    out: dict[tuple[str, str | None], dict[str, TaskRun]] = {}
+    for run in cblue_jobs(jobs):
+        out.setdefault((run.job.model, run.job.view), {})[run.info.name] = run
+    return out
+
+
+def overall(jobs: list[JobRecord]) -> dict[str, Any]:
+    """Per (model, view): every task's primary value and the mean over the 16 tasks."""
+    result = []
+    for (model, view), runs in groups(jobs).items():
+        values = {name: runs[name].value for name in TASK_NAMES if name in runs}
+        missing = [name for name in TASK_NAMES if name not in runs]
+        mean = sum(values.values()) / len(values) if values else None
+        result.append(
+            {
+                "model": model,
+                "view": view,
+                "tasks": {
+                    name: {
+                        "metric": runs[name].primary,
+                        **runs[name].summary,
+                        "metrics": {
+                            k: v.get("value") for k, v in runs[name].job.metrics["metrics"].items()
+                        },
+                        "job": runs[name].job.dir.name,
+                    }
+                    for name in values
+                },
+                "complete": not missing,
+                "missing_tasks": missing,
+                "overall": mean if not missing else None,
+                "n_tasks": len(values),
+                "denominator_tasks": len(TASK_NAMES),
+                "overall_x100": mean * 100 if mean is not None and not missing else None,
+                "mean_of_present": mean,
+            }
+        )
+    return {"groups": result, "definition": OVERALL_DEFINITION}
+
+
+def results_json(runs: dict[str, TaskRun]) -> dict[str, list[dict[str, Any]]]:
+    """The official results.json shape for one group; invalid or missing answers are empty."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for name in TASK_NAMES:
+        if name not in runs:
+            continue
+        info = runs[name].info
+        out[name] = [
+            {
+                "sample_id": row["id"],
+                "answer": row["answer"]
+                if row["status"] in SCORED_AS_GIVEN  # statuses are str enums
+                else info.empty_answer(),
+            }
+            for row in runs[name].job.samples
+        ]
+    return out
+
+
+def results_file_names(jobs: list[JobRecord]) -> dict[tuple[str, str | None], str]:
+    keys = list(groups(jobs))
+    if len(keys) == 1:
+        return {keys[0]: "results.json"}
+    return {key: f"results_{_slug(key[0])}_{_slug(key[1] or 'default')}.json" for key in keys}
+
+
+def write_results_json(jobs: list[JobRecord], path: Path) -> list[Path]:
+    """Write one results.json per (model, view) group; one group goes exactly to ``path``."""
+    written = []
+    names = results_file_names(jobs)
+    for key, runs in groups(jobs).items():
+        target = path if len(names) == 1 else path.with_name(names[key])
+        atomic_write_text(target, _dump(results_json(runs)))
+        written.append(target)
+    return written
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-._" else "-" for c in text)
+
+
+@registry.analyses.register("cblue_overall")
+def cblue_overall(jobs: list[JobRecord], **params: Any) -> AnalysisReport:
+    """Overall PromptCBLUE score per (model, view), plus results.json file(s) to submit."""
+    data = overall(jobs)
+    names = results_file_names(jobs)
+    files = {names[key]: _dump(results_json(runs)) for key, runs in groups(jobs).items()}
+    data["results_files"] = sorted(files)
+    return AnalysisReport("cblue_overall", _markdown(data, names), data, files)
+
+
+def _markdown(data: dict[str, Any], names: dict[tuple[str, str | None], str]) -> str:
+    lines = ["PromptCBLUE: primary metric per task and their mean (0-1 scale).", ""]
+    for group in data["groups"]:
+        model, view = group["model"], group["view"]
+        rows: list[list[Any]] = []
+        for name, task in group["tasks"].items():
+            ci = task.get("ci95")
+            rows.append(
+                [
+                    name,
+                    task["metric"],
+                    f"{task['value']:.6f}",
+                    f"{task.get('n')}/{task.get('denominator')}",
+                    f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else None,
+                ]
+            )
+        if group["complete"]:
+            rows.append(
+                [
+                    "**overall (mean of 16)**",
+                    None,
+                    f"**{group['overall']:.6f}**",
+                    "16/16 tasks",
+                    None,
+                ]
+            )
+        else:
+            mean = group["mean_of_present"]
+            label = f"mean of {len(group['tasks'])} of 16 tasks (not the overall)"
+            rows.append([label, None, f"{mean:.6f}" if mean is not None else "n/a", None, None])
+        header = ["task", "metric", "value", "n/denominator", "95% CI"]
+        lines += [f"### {model} (view {view})", "", markdown_table(header, rows)]
+        if not group["complete"]:
+            lines += ["", f"Missing tasks: {', '.join(group['missing_tasks'])}."]
+        lines += ["", f"Structured answers to submit: `{names[(model, view)]}`.", ""]
+    return "\n".join(lines)

@@ -1,0 +1,236 @@
+"""Answer schemas of the 16 tasks, as the results.json format document gives them.
+
+Two levels, on purpose:
+- `check` rejects (status invalid, scored as the empty answer) only what the official evaluator
+  cannot score at all and would abort on: a list task whose answer is not a list of objects, a
+  label or reply that is not a string, a report that is neither a section object (with string
+  sections) nor a report string. Everything the official evaluator scores, we score the same way.
+- The pydantic item models state the documented shape exactly; items that deviate (a missing or
+  extra key, a number where a string belongs) are still scored as the official evaluator scores
+  them (they match nothing), and the counter reports them as `off_schema_items`.
+
+A label that is not one of the task's official labels (evaluate.py's list) is scored as given (the
+official evaluator adds it as a class) and marked `out_of_range`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import cache
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from benchreg.core import registry
+from benchreg.core.types import Checked, Sample, Status
+from benchreg.families.cblue.catalogue import NOT_LISTED, REPORT_SECTIONS, TaskInfo, lookup
+from benchreg.families.cblue.parser import parse_report
+
+NonEmptyStr = Annotated[str, Field(min_length=1)]
+
+
+class _Item(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Entity(_Item):
+    """CMeEE-V2, IMCS-V2-NER: a mention and its entity type (one of the prompt's types)."""
+
+    entity: str
+    type: str
+
+
+class Triple(_Item):
+    """CMeIE: a relation between a head (subject) and a tail (object) mention."""
+
+    predicate: str
+    subject: str
+    object: str
+
+
+class Event(_Item):
+    """CHIP-CDEE: a clinical finding event."""
+
+    subject_word: str = Field(alias="主体词")
+    status: str = Field(alias="发生状态")
+    descriptors: list[NonEmptyStr] = Field(alias="描述词")
+    anatomy: list[NonEmptyStr] = Field(alias="解剖部位")
+
+
+class Normalization(_Item):
+    """CHIP-CDN: a chosen ICD-10 standard term."""
+
+    entity: str
+    type: Literal["normalization"]
+
+
+class EntityAttr(_Item):
+    """CHIP-MDCFNPC, IMCS-V2-SR: a finding and its attribute label (one of the prompt's)."""
+
+    entity: str
+    attr: str
+
+
+class Report(BaseModel):
+    """IMCS-V2-MRG: report sections (the reference gold's shape); absent sections are empty."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    chief_complaint: str = Field("", alias="主诉")
+    present_illness: str = Field("", alias="现病史")
+    examinations: str = Field("", alias="辅助检查")
+    past_history: str = Field("", alias="既往史")
+    diagnosis: str = Field("", alias="诊断")
+    advice: str = Field("", alias="建议")
+
+
+ITEM_MODELS: dict[str, type[_Item]] = {
+    "CMeEE-V2": Entity,
+    "IMCS-V2-NER": Entity,
+    "CMeIE": Triple,
+    "CHIP-CDEE": Event,
+    "CHIP-CDN": Normalization,
+    "CHIP-MDCFNPC": EntityAttr,
+    "IMCS-V2-SR": EntityAttr,
+}
+
+
+@cache
+def _item_adapter(task: str) -> TypeAdapter[Any]:
+    return TypeAdapter(ITEM_MODELS[task])
+
+
+def off_schema_items(task: str, answer: Any) -> int:
+    """How many items of a list answer deviate from the documented item shape."""
+    if task not in ITEM_MODELS or not isinstance(answer, list):
+        return 0
+    adapter = _item_adapter(task)
+    bad = 0
+    for item in answer:
+        try:
+            adapter.validate_python(item)
+        except ValidationError:
+            bad += 1
+    return bad
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+# --- schemas (registered by answer shape) ------------------------------------------------------
+
+
+class ListAnswer:
+    """A list of item objects (all extraction tasks)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def check(self, answer: Any, sample: Sample) -> Checked:
+        if not isinstance(answer, list):
+            return Checked(
+                answer, Status.INVALID, f"answer must be a list, got {_type_name(answer)}"
+            )
+        for index, item in enumerate(answer):
+            if not isinstance(item, dict):
+                return Checked(
+                    answer,
+                    Status.INVALID,
+                    f"item {index} must be an object, got {_type_name(item)}",
+                )
+            try:
+                json.dumps(item, ensure_ascii=False)
+            except (TypeError, ValueError) as exc:
+                return Checked(answer, Status.INVALID, f"item {index} is not JSON data: {exc}")
+        return Checked(answer)
+
+    def random(self, sample: Sample, rng: random.Random) -> list[dict[str, Any]]:
+        """CHIP-CDN: a random subset of the options; other tasks: the empty list."""
+        if self.name == "cblue_normalizations":
+            choices = list(sample.input.get("answer_choices") or [])
+            picked = [c for c in choices if rng.random() < 0.5]
+            return [{"entity": c, "type": "normalization"} for c in picked]
+        return []
+
+
+class LabelAnswer:
+    """A label string (the 7 classification tasks); `""` counts as the task's first label."""
+
+    name = "cblue_label"
+
+    def check(self, answer: Any, sample: Sample) -> Checked:
+        if not isinstance(answer, str):
+            return Checked(
+                answer, Status.INVALID, f"label must be a string, got {_type_name(answer)}"
+            )
+        if answer and answer not in _official_labels(sample):
+            return Checked(answer, Status.OUT_OF_RANGE, f"{answer!r} is not a label of the task")
+        return Checked(answer)
+
+    def random(self, sample: Sample, rng: random.Random) -> str:
+        """One of the sample's options that is an official label (or any official label)."""
+        labels = _official_labels(sample)
+        choices = sample.input.get("answer_choices") or []
+        candidates = sorted({c for c in choices if c in labels} | ({NOT_LISTED} & labels))
+        return rng.choice(candidates or sorted(labels))
+
+
+def _official_labels(sample: Sample) -> frozenset[str]:
+    info: TaskInfo | None = lookup(str(sample.input.get("task_dataset", "")))
+    return frozenset(info.labels) if info else frozenset()
+
+
+class ReplyAnswer:
+    """MedDG: the doctor's next reply."""
+
+    name = "cblue_reply"
+
+    def check(self, answer: Any, sample: Sample) -> Checked:
+        if not isinstance(answer, str):
+            return Checked(
+                answer, Status.INVALID, f"reply must be a string, got {_type_name(answer)}"
+            )
+        return Checked(answer)
+
+    def random(self, sample: Sample, rng: random.Random) -> str:
+        return ""
+
+
+class ReportAnswer:
+    """IMCS-V2-MRG: an object of report sections, or a report string split by its headings."""
+
+    name = "cblue_report"
+
+    def check(self, answer: Any, sample: Sample) -> Checked:
+        if isinstance(answer, str):
+            return Checked(parse_report(answer, skip_lead_in=False))
+        if not isinstance(answer, dict):
+            return Checked(
+                answer,
+                Status.INVALID,
+                f"report must be an object of sections or a string, got {_type_name(answer)}",
+            )
+        gold_sections = sample.gold.keys() if isinstance(sample.gold, dict) else ()
+        for section in (*REPORT_SECTIONS, *gold_sections):
+            if section in answer and not isinstance(answer[section], str):
+                return Checked(
+                    answer,
+                    Status.INVALID,
+                    f"section {section} must be a string, got {_type_name(answer[section])}",
+                )
+        return Checked(answer)
+
+    def random(self, sample: Sample, rng: random.Random) -> dict[str, str]:
+        return {}
+
+
+registry.answer_schemas.add("cblue_entities", ListAnswer("cblue_entities"))
+registry.answer_schemas.add("cblue_triples", ListAnswer("cblue_triples"))
+registry.answer_schemas.add("cblue_events", ListAnswer("cblue_events"))
+registry.answer_schemas.add("cblue_normalizations", ListAnswer("cblue_normalizations"))
+registry.answer_schemas.add("cblue_entity_attrs", ListAnswer("cblue_entity_attrs"))
+registry.answer_schemas.add("cblue_label", LabelAnswer())
+registry.answer_schemas.add("cblue_reply", ReplyAnswer())
+registry.answer_schemas.add("cblue_report", ReportAnswer())

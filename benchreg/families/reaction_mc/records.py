@@ -1,0 +1,196 @@
+"""The question records of a V6 multiple-choice file (spec section 7), as pydantic models.
+
+Structural rules checked here (a violation rejects the file, naming the file and question id):
+options non-empty; every `meta` list (`yields`, `effective_scores`, `scores`,
+`option_relative_scores`, `option_source_entries`) as long as `options`; `answer` a non-empty list
+of valid option indices; `id` of the form `{table_id}_q{N}[_ref|_ref_control]` with the suffix of
+the file's question type; `question_type` equal to the file's; `target_key` set for the
+single_varying family; `reference_conditions` present and non-empty exactly for `*_reference`.
+Numeric agreement (effective scores, relative scores, best indices) is the validator's job.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+QUESTION_TYPES = (
+    "single_varying",
+    "all_varying",
+    "single_varying_reference",
+    "all_varying_reference",
+    "single_varying_reference_control",
+    "all_varying_reference_control",
+)
+QuestionType = Literal[
+    "single_varying",
+    "all_varying",
+    "single_varying_reference",
+    "all_varying_reference",
+    "single_varying_reference_control",
+    "all_varying_reference_control",
+]
+ALIGNED_META = (
+    "yields",
+    "effective_scores",
+    "scores",
+    "option_relative_scores",
+    "option_source_entries",
+)
+ID_RE = re.compile(r"^(?P<table>.+)_q(?P<n>\d+)(?P<suffix>_ref_control|_ref)?$")
+OUTCOME_KEYS = ("yield", "ee", "er", "dr", "rr")
+
+
+def base_family(question_type: str) -> str:
+    """``single_varying`` or ``all_varying``."""
+    return "single_varying" if question_type.startswith("single_varying") else "all_varying"
+
+
+def id_suffix(question_type: str) -> str:
+    if question_type.endswith("_reference_control"):
+        return "_ref_control"
+    if question_type.endswith("_reference"):
+        return "_ref"
+    return ""
+
+
+def base_id(question_id: str) -> str:
+    """The id without its `_ref` / `_ref_control` suffix (pairs a reference with its control)."""
+    match = ID_RE.match(question_id)
+    if not match or not match.group("suffix"):
+        return question_id
+    return question_id[: -len(match.group("suffix"))]
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class Molecule(_Open):
+    content: str = ""
+    SMILES: str = ""
+
+
+class Reference(_Open):
+    """A reference condition group with its outcome.
+
+    Accepted shapes: ``{"conditions": {...}, "yield": 59.0, "scores": {...}}`` or a flat condition
+    dict whose outcome keys (`yield`, `ee`, `er`, `dr`, `rr`, `scores`, `effective_score`) sit
+    beside the condition keys.
+    """
+
+    conditions: dict[str, Any]
+    outcome: dict[str, Any] = Field(default_factory=dict)
+    effective_score: float | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalise(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        data = dict(value)
+        scores = data.pop("scores", None)
+        outcome = dict(scores) if isinstance(scores, dict) else {}
+        for key in OUTCOME_KEYS:
+            if key in data and key not in outcome:
+                outcome[key] = data[key]
+            data.pop(key, None)
+        effective = data.pop("effective_score", None)
+        if "conditions" in data:
+            conditions = data.pop("conditions")
+            extra = data
+        else:
+            conditions, extra = data, {}
+        return {
+            "conditions": conditions,
+            "outcome": outcome,
+            "effective_score": effective,
+            **{k: v for k, v in extra.items() if k not in ("outcome",)},
+        }
+
+
+class QuestionInput(_Open):
+    reactants: list[Molecule]
+    products: list[Molecule]
+    constant_conditions: dict[str, Any] = Field(default_factory=dict)
+    fixed_conditions: dict[str, Any] | None = None
+    reference_conditions: list[Reference] | None = None
+
+
+class QuestionMeta(_Open):
+    yields: list[Any]
+    effective_scores: list[Any]
+    scores: list[dict[str, Any]]
+    option_relative_scores: list[Any]
+    option_source_entries: list[Any]
+    best_yield: Any = None
+    best_effective_score: Any = None
+    best_entry_indices: Any = None
+    global_best_yield: Any = None
+    global_best_effective_score: Any = None
+    global_best_entry_indices: Any = None
+    doi: Any = None
+    source_file: Any = None
+    parent_table_id: Any = None
+    main_product_smiles: Any = None
+    total_entries_in_source_table: Any = None
+
+
+class Question(_Open):
+    id: str
+    question_type: QuestionType
+    target_key: str | None = None
+    varying_keys: list[str] = Field(default_factory=list)
+    input: QuestionInput
+    options: list[dict[str, Any]] = Field(min_length=1)
+    answer: list[int] = Field(min_length=1)
+    meta: QuestionMeta
+
+    @field_validator("answer", mode="before")
+    @classmethod
+    def _strict_indices(cls, value: Any) -> Any:
+        if isinstance(value, list) and any(
+            isinstance(v, bool) or not isinstance(v, int) for v in value
+        ):
+            raise ValueError("answer must be a list of integer option indices")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Question:
+        n = len(self.options)
+        for name in ALIGNED_META:
+            length = len(getattr(self.meta, name))
+            if length != n:
+                raise ValueError(f"meta.{name} has {length} entries for {n} options")
+        bad = [i for i in self.answer if not 0 <= i < n]
+        if bad:
+            raise ValueError(f"answer index {bad[0]} is outside 0..{n - 1}")
+        family = base_family(self.question_type)
+        if family == "single_varying" and not self.target_key:
+            raise ValueError("a single_varying question needs a target_key")
+        refs = self.input.reference_conditions
+        if self.question_type.endswith("_reference"):
+            if not refs:
+                raise ValueError("a reference question needs input.reference_conditions")
+        elif refs:
+            raise ValueError(f"a {self.question_type} question must not carry references")
+        return self
+
+
+def check_identity(question: Question, file_type: str) -> str | None:
+    """Why the id / question_type do not fit the file (None when they do)."""
+    if question.question_type != file_type:
+        return f"question_type {question.question_type!r} in a {file_type} file"
+    match = ID_RE.match(question.id)
+    if not match:
+        return "id does not match {table_id}_q{N}[_ref][_ref_control]"
+    suffix = match.group("suffix") or ""
+    expected = id_suffix(file_type)
+    if suffix != expected:
+        return (
+            f"id suffix {suffix or '(none)'!r} does not fit {file_type} "
+            f"(expected {expected or 'no suffix'!r})"
+        )
+    return None

@@ -1,0 +1,275 @@
+"""Consistency check of a V6 file (`mode=validate`; also run on load, as warnings).
+
+For every question it recomputes, from `meta.scores` with the spec's formula, each option's
+effective score, the relative scores, the best indices (ties) and the best yield/effective, and
+reports every disagreement with the stored `meta` / `answer`, naming the question id. It also
+checks the reference rules (spec section 9) that can be seen from one question, and — when the
+sibling file is in the same folder — that `*_reference` and `*_reference_control` questions pair up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchreg.core import registry
+from benchreg.core.errors import BenchregError
+from benchreg.core.types import Dataset, LoadContext, Sample
+from benchreg.core.validation import Finding
+from benchreg.families.reaction_mc.conditions import condition_signature, merged
+from benchreg.families.reaction_mc.effective import QuestionScores, is_tie, outcome_of
+from benchreg.families.reaction_mc.loader import (
+    data_file_name,
+    read_questions,
+    resolve_data_file,
+    to_sample,
+)
+from benchreg.families.reaction_mc.notation import read_yield
+from benchreg.families.reaction_mc.records import base_family, base_id
+
+MIN_REFERENCES = 2
+MAX_REFERENCES = 5
+MIN_REMAINING_ALL_VARYING = 5
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return None if math.isnan(value) else float(value)
+
+
+class _Checker:
+    def __init__(self, rel_tol: float, abs_tol: float) -> None:
+        self.rel_tol = rel_tol
+        self.abs_tol = abs_tol
+        self.findings: list[Finding] = []
+
+    def close(self, a: float, b: float, scale: float = 1.0) -> bool:
+        return math.isclose(a, b, rel_tol=self.rel_tol, abs_tol=self.abs_tol * scale)
+
+    def error(self, where: str, message: str) -> None:
+        self.findings.append(Finding(where, message, "error"))
+
+    def warn(self, where: str, message: str) -> None:
+        self.findings.append(Finding(where, message, "warning"))
+
+    def question(self, sample: Sample) -> None:
+        qid = sample.id
+        meta: Mapping[str, Any] = sample.meta["release"]
+        scores = QuestionScores.from_json(sample.meta["formula"])
+        for problem in scores.problems:
+            self.warn(qid, f"unreadable meta.scores, {problem} (metrics use "
+                           f"meta.effective_scores for it)")
+        self._options(qid, meta, scores)
+        self._best(qid, sample, meta, scores)
+        self._shape(qid, sample)
+        if sample.input["question_type"].endswith("_reference"):
+            self._references(qid, sample, scores)
+
+    def _options(self, qid: str, meta: Mapping[str, Any], scores: QuestionScores) -> None:
+        raw_scores = meta.get("scores") or []
+        for i, value in enumerate(scores.effective):
+            listed = read_yield(meta["yields"][i])
+            in_scores = read_yield((raw_scores[i] or {}).get("yield"))
+            if (listed.value is not None and in_scores.value is not None
+                    and not self.close(listed.value, in_scores.value, 100)):
+                self.error(qid, f"option {i}: meta.yields={meta['yields'][i]!r} but "
+                                f"meta.scores.yield={raw_scores[i].get('yield')!r}")
+            if i in scores.fallback_options:
+                continue
+            stored = _number(meta["effective_scores"][i])
+            if stored is None:
+                self.error(qid, f"option {i}: meta.effective_scores="
+                                f"{meta['effective_scores'][i]!r} is not a number")
+            elif not self.close(stored, value, 100):
+                notes = outcome_of(raw_scores[i]).notes
+                how = f" ({'; '.join(notes)})" if notes else ""
+                self.error(qid, f"option {i}: meta.effective_scores={stored:g} but the formula "
+                                f"gives {value:.6g} from {_outcome_text(raw_scores[i])}{how}")
+            stored_rel = _number(meta["option_relative_scores"][i])
+            if stored_rel is None:
+                self.error(qid, f"option {i}: meta.option_relative_scores="
+                                f"{meta['option_relative_scores'][i]!r} is not a number")
+            elif not self.close(stored_rel, scores.relative[i]):
+                self.error(qid, f"option {i}: meta.option_relative_scores={stored_rel:g} but "
+                                f"effective / best effective = {scores.relative[i]:.6g}")
+
+    def _best(
+        self, qid: str, sample: Sample, meta: Mapping[str, Any], scores: QuestionScores
+    ) -> None:
+        answer = sorted(set(sample.gold))
+        if answer != sorted(scores.best):
+            self.error(qid, f"answer={answer} but the best option(s) by the formula are "
+                            f"{sorted(scores.best)} (effective {_fmt(scores.effective)})")
+        if scores.best_effective <= 0:
+            self.warn(qid, "every option has effective score 0: the question cannot tell "
+                           "options apart (all count as best)")
+        best_eff = _number(meta.get("best_effective_score"))
+        if best_eff is not None and not self.close(best_eff, scores.best_effective, 100):
+            self.error(qid, f"meta.best_effective_score={best_eff:g} but the best option "
+                            f"effective is {scores.best_effective:.6g}")
+        best_yield = _number(meta.get("best_yield"))
+        best_option_yields = [scores.yields[i] for i in scores.best]
+        if best_yield is not None and not (
+            self.close(best_yield, scores.best_yield, 100)
+            or any(self.close(best_yield, y, 100) for y in best_option_yields)
+        ):
+            self.error(qid, f"meta.best_yield={best_yield:g} is neither the highest option "
+                            f"yield ({scores.best_yield:g}) nor the yield of a best option")
+        for key, best in (("global_best_effective_score", scores.best_effective),
+                          ("global_best_yield", scores.best_yield)):
+            value = _number(meta.get(key))
+            if value is not None and value < best and not self.close(value, best, 100):
+                self.error(qid, f"meta.{key}={value:g} is below the option set's best "
+                                f"({best:.6g})")
+
+    def _shape(self, qid: str, sample: Sample) -> None:
+        data = sample.input
+        qtype = data["question_type"]
+        inp = data["input"]
+        options = data["options"]
+        signatures = [condition_signature(option) for option in options]
+        if len(set(signatures)) != len(signatures):
+            self.warn(qid, "two options have identical conditions")
+        overlap = set(inp.get("constant_conditions") or {}).intersection(
+            *[set(option) for option in options]) if options else set()
+        if overlap:
+            self.warn(qid, f"keys {sorted(overlap)} are both constant and in every option")
+        if base_family(qtype) == "all_varying":
+            if data.get("target_key") is not None:
+                self.warn(qid, f"target_key={data['target_key']!r} in an all_varying question")
+            if qtype == "all_varying_reference" and len(options) < MIN_REMAINING_ALL_VARYING:
+                self.error(qid, f"{len(options)} options left after removing references "
+                                f"(at least {MIN_REMAINING_ALL_VARYING} required)")
+        else:
+            if inp.get("fixed_conditions") is None:
+                self.warn(qid, "single_varying question without input.fixed_conditions")
+            target = data.get("target_key")
+            if any(set(option) != {target} for option in options):
+                self.warn(qid, f"an option sets keys other than target_key {target!r}")
+
+    def _references(self, qid: str, sample: Sample, scores: QuestionScores) -> None:
+        inp = sample.input["input"]
+        refs = inp.get("reference_conditions") or []
+        if not MIN_REFERENCES <= len(refs) <= MAX_REFERENCES:
+            self.error(qid, f"{len(refs)} reference condition groups (rule: "
+                            f"{MIN_REFERENCES}..{MAX_REFERENCES})")
+        fixed = inp.get("fixed_conditions") or {}
+        constant = inp.get("constant_conditions") or {}
+        option_sigs = {
+            condition_signature(merged(constant, fixed, option)): i
+            for i, option in enumerate(sample.input["options"])
+        }
+        global_best = _number(sample.meta["release"].get("global_best_effective_score"))
+        for k, ref in enumerate(refs, start=1):
+            hit = option_sigs.get(condition_signature(ref.get("conditions") or {}))
+            if hit is not None:
+                self.error(qid, f"reference {k} equals option {hit} + fixed/constant conditions")
+            value = _reference_effective(ref)
+            if value is None:
+                self.warn(qid, f"reference {k} has no readable outcome")
+                continue
+            if value > scores.best_effective and not is_tie(value, scores.best_effective):
+                self.error(qid, f"reference {k} (effective {value:.6g}) is better than the best "
+                                f"option ({scores.best_effective:.6g})")
+            if global_best is not None and global_best > 0 and (
+                value >= global_best or self.close(value, global_best, 100)
+            ):
+                self.error(qid, f"reference {k} (effective {value:.6g}) exposes the table's top "
+                                f"score {global_best:g}")
+
+
+def _reference_effective(ref: Mapping[str, Any]) -> float | None:
+    outcome = outcome_of(ref.get("outcome") or {})
+    if outcome.readable:
+        return outcome.effective
+    return _number(ref.get("effective_score"))
+
+
+def _outcome_text(scores: Mapping[str, Any] | None) -> str:
+    scores = scores or {}
+    parts = [f"{k}={scores[k]!r}" for k in ("yield", "ee", "er", "dr", "rr")
+             if scores.get(k) is not None]
+    return ", ".join(parts) or "no scores"
+
+
+def _fmt(values: Sequence[float]) -> str:
+    return "[" + ", ".join(f"{v:.4g}" for v in values) + "]"
+
+
+def pair_findings(
+    references: Iterable[Sample], controls: Iterable[Sample], rel_tol: float = 1e-4
+) -> list[Finding]:
+    """A control for every reference question and back, with the same options and constants."""
+    findings: list[Finding] = []
+    refs = {base_id(s.id): s for s in references}
+    ctrls = {base_id(s.id): s for s in controls}
+    for key in sorted(set(refs) - set(ctrls)):
+        findings.append(Finding(refs[key].id, "reference question without its _ref_control twin",
+                                "error"))
+    for key in sorted(set(ctrls) - set(refs)):
+        findings.append(Finding(ctrls[key].id, "control question without its _ref question "
+                                               "(controls exist only when the reference does)",
+                                "error"))
+    for key in sorted(set(refs) & set(ctrls)):
+        ref, ctrl = refs[key], ctrls[key]
+        ref_opts = sorted(condition_signature(o) for o in ref.input["options"])
+        ctrl_opts = sorted(condition_signature(o) for o in ctrl.input["options"])
+        if ref_opts != ctrl_opts:
+            findings.append(Finding(ctrl.id, f"options differ from those of {ref.id}", "error"))
+        for part in ("constant_conditions", "fixed_conditions"):
+            a = condition_signature(ref.input["input"].get(part) or {})
+            b = condition_signature(ctrl.input["input"].get(part) or {})
+            if a != b:
+                findings.append(Finding(ctrl.id, f"{part} differ from those of {ref.id}",
+                                        "error"))
+        ref_scores = QuestionScores.from_json(ref.meta["formula"])
+        ctrl_scores = QuestionScores.from_json(ctrl.meta["formula"])
+        if not math.isclose(ref_scores.best_effective, ctrl_scores.best_effective,
+                            rel_tol=rel_tol, abs_tol=1e-9):
+            findings.append(Finding(ctrl.id, f"best effective {ctrl_scores.best_effective:.6g} "
+                                             f"differs from {ref.id} "
+                                             f"({ref_scores.best_effective:.6g})", "error"))
+    return findings
+
+
+def _sibling_findings(dataset: Dataset) -> list[Finding]:
+    qtype = str(dataset.info.get("question_type", ""))
+    if not qtype.endswith(("_reference", "_reference_control")) or not dataset.files:
+        return []
+    ref_type = qtype.removesuffix("_control")
+    other_type = f"{ref_type}_control" if qtype == ref_type else ref_type
+    folder = Path(dataset.files[0]).parent
+    try:
+        path = resolve_data_file(folder / data_file_name(other_type))
+    except BenchregError:
+        return [Finding(str(folder), f"no {other_type} file beside this one: pairs not checked",
+                        "warning")]
+    try:
+        others = [to_sample(q) for q in read_questions(path, other_type)]
+    except BenchregError as exc:
+        return [Finding(str(path), f"sibling file unreadable: {exc.message}", "warning")]
+    if qtype == ref_type:
+        return pair_findings(dataset.samples, others)
+    return pair_findings(others, dataset.samples)
+
+
+@registry.validators.register("reaction_mc_consistency")
+def check_consistency(
+    dataset: Dataset,
+    ctx: LoadContext | None = None,
+    rel_tol: float = 1e-4,
+    abs_tol: float = 1e-4,
+    check_pairs: bool = True,
+) -> list[Finding]:
+    """Findings for every disagreement; ``abs_tol`` is scaled by 100 for yields/effectives."""
+    checker = _Checker(rel_tol, abs_tol)
+    for sample in dataset.samples:
+        checker.question(sample)
+    findings = checker.findings
+    if check_pairs:
+        findings += _sibling_findings(dataset)
+    return findings
+

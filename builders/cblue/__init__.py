@@ -1,0 +1,1 @@
+"""The PromptCBLUE embedded sample script."""

@@ -1,0 +1,1 @@
+"""The reaction_mc embedded sample script (the builder itself is in benchreg)."""

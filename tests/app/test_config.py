@@ -1,0 +1,111 @@
+"""Config composition in-process: `task` is a plain name resolved by the core composer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from benchreg.app.config import mode, searchpath_folders, task_spec
+from benchreg.core.errors import BenchregError
+from benchreg.core.tasks import list_tasks
+
+
+def test_task_is_a_plain_string_with_a_default(app_config) -> None:
+    cfg = app_config()
+    assert cfg.task == "molp2s/gap"
+    assert task_spec(cfg).name == "molp2s/gap"
+
+
+def test_every_registered_task_resolves_through_the_app(app_config) -> None:
+    cfg = app_config()  # composing once is enough: `task` is only a string to Hydra
+    names = list_tasks()
+    assert len(names) >= 37
+    for name in names:
+        cfg.task = name
+        assert task_spec(cfg).name == name
+
+
+def test_alias_resolves_to_its_entry(app_config) -> None:
+    assert task_spec(app_config("task=cblue/CMeIE-V2")).name == "cblue/CMeIE"
+
+
+def test_run_and_sweep_dirs_name_the_task_safely(app_config) -> None:
+    cfg = app_config("task=cblue/CMeIE-V2", "view=dev", "model=random", hydra_node=True)
+    run_dir = OmegaConf.to_container(cfg.hydra.run, resolve=True)["dir"]
+    assert run_dir.endswith("_cblue-CMeIE-V2_dev_random")
+    cfg.hydra.job.num = 3
+    assert cfg.hydra.sweep.subdir == "3_cblue-CMeIE-V2_dev_random"
+
+
+def test_user_folder_on_hydra_searchpath(app_config, user_folder) -> None:
+    root = user_folder()
+    searchpath = f"hydra.searchpath=[file://{root}]"
+    cfg = app_config("task=mine/my_gap", searchpath, hydra_node=True)
+    assert cfg.task == "mine/my_gap"
+    spec = task_spec(cfg, cfg.hydra.searchpath)
+    assert spec.name == "mine/my_gap" and spec.family == "molp2s"
+
+
+def test_user_folder_in_env_var(app_config, user_folder, monkeypatch) -> None:
+    root = user_folder(hydra_layout=False)
+    monkeypatch.setenv("BENCHREG_TASKS_PATH", str(root))
+    assert task_spec(app_config("task=mine/my_gap")).data == ["data/gap"]
+
+
+def test_searchpath_folders_keep_only_file_entries(tmp_path: Path) -> None:
+    folders = searchpath_folders([f"file://{tmp_path}", "pkg://somewhere.conf"])
+    assert folders == [tmp_path.resolve()]
+
+
+def test_interpolation_in_user_entry_is_rejected_with_file_line(app_config, user_folder) -> None:
+    root = user_folder(USER_ENTRY_WITH_INTERPOLATION)
+    cfg = app_config("task=mine/my_gap")
+    with pytest.raises(BenchregError) as info:
+        task_spec(cfg, [f"file://{root}"])
+    assert info.value.where == f"{root}/tasks/mine/my_gap.yaml:5"
+    assert "task files may only name registered components" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("name", "nearest"), [("molp2s/gapp", "molp2s/gap"), ("cblue/cmeee-v2", "cblue/CMeEE-V2")]
+)
+def test_unknown_task_names_the_nearest(app_config, name: str, nearest: str) -> None:
+    with pytest.raises(BenchregError) as info:
+        task_spec(app_config(f"task={name}"))
+    message = info.value.message
+    assert f"unknown task {name!r}" in message and repr(nearest) in message
+    assert "\n" not in message
+
+
+def test_unknown_mode_is_one_clear_error(app_config) -> None:
+    assert mode(app_config("mode=prompts")) == "prompts"
+    with pytest.raises(BenchregError, match=r"unknown mode 'score' \(choose one of run, valid"):
+        mode(app_config("mode=score"))
+
+
+def test_help_points_at_the_task_list(app_config) -> None:
+    template = app_config(hydra_node=True).hydra.help.template
+    assert "python -m benchreg tasks" in template
+
+
+USER_ENTRY_WITH_INTERPOLATION = """\
+defaults:
+  - /task/_base/molp2s@_here_
+  - _self_
+name: mine/my_gap
+description: "copy of ${task.name}"
+data: [data/gap]
+"""
+
+
+def test_a_search_path_folder_with_task_group_is_told_to_rename_it(tmp_path: Path) -> None:
+    from benchreg.app.main import reject_task_group_folders
+
+    (tmp_path / "task" / "mine").mkdir(parents=True)
+    reject_task_group_folders(["task=mine/x", f"hydra.searchpath=[file://{tmp_path / 'none'}]"])
+    with pytest.raises(BenchregError) as info:
+        reject_task_group_folders(["task=mine/x", f"hydra.searchpath=[file://{tmp_path}]"])
+    assert info.value.where == str(tmp_path / "task")
+    assert "go under `tasks/`, not `task/`" in info.value.message

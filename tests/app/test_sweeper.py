@@ -1,0 +1,65 @@
+"""The sweeper's `task=glob(...)` expansion over registered entries, checked before any job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchreg.core.errors import BenchregError
+from benchreg.core.tasks import list_tasks, task_folders
+from hydra_plugins.benchreg_sweeper import covering_jobs, expand_task_overrides
+
+
+def task_values(overrides: list[str]) -> list[str]:
+    (task,) = [o for o in overrides if o.startswith("task=")]
+    return task.removeprefix("task=").split(",")
+
+
+def test_glob_expands_to_every_nested_entry_of_a_family() -> None:
+    out = expand_task_overrides(["task=glob(molp2s/*)", "view=correct,shuffled"], task_folders())
+    names = task_values(out)
+    assert names == [n for n in list_tasks() if n.startswith("molp2s/")]
+    assert len(names) == 15
+    assert "view=correct,shuffled" in out
+
+
+def test_glob_never_matches_bases_or_aliases() -> None:
+    names = task_values(expand_task_overrides(["task=glob(*)"], task_folders()))
+    assert not any(part.startswith("_") for name in names for part in name.split("/"))
+    assert "cblue/CMeIE" in names and "cblue/CMeIE-V2" not in names
+
+
+def test_glob_exclude_is_honoured() -> None:
+    out = expand_task_overrides(["task=glob(molp2s/*,exclude=molp2s/*nmr*)"], task_folders())
+    names = task_values(out)
+    assert names and not any("nmr" in name for name in names)
+
+
+def test_glob_over_a_user_folder(user_folder) -> None:
+    root = user_folder()
+    user_folder(name="mine/_shared")  # a base of the user's own: never swept
+    out = expand_task_overrides(["task=glob(mine/*)"], task_folders([root]))
+    assert task_values(out) == ["mine/my_gap"]
+
+
+def test_empty_glob_is_one_line_with_the_nearest() -> None:
+    with pytest.raises(BenchregError) as info:
+        expand_task_overrides(["task=glob(molp2/*)"], task_folders())
+    assert "matches no task" in info.value.message and "molp2s/*" in info.value.message
+    assert "\n" not in info.value.message
+
+
+def test_unknown_name_in_a_sweep_stops_it_before_any_job() -> None:
+    with pytest.raises(BenchregError, match=r"unknown task 'molp2s/gapp'.*'molp2s/gap'"):
+        expand_task_overrides(["task=molp2s/gap,molp2s/gapp"], task_folders())
+
+
+def test_other_overrides_and_aliases_pass_through(tmp_path: Path) -> None:
+    args = ["task=cblue/CMeIE-V2", "model=random,baseline", "run.limit=3"]
+    assert expand_task_overrides(args, task_folders()) == args
+
+
+def test_each_distinct_override_is_validated_once() -> None:
+    batch = [["task=a", "view=x"], ["task=a", "view=y"], ["task=b", "view=x"], ["task=b", "view=y"]]
+    assert covering_jobs(batch) == batch[:3]

@@ -1,0 +1,75 @@
+"""The shared predictions collector: unknown ids, malformed entries, duplicate policies, notes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchreg.core.errors import BenchregError
+from benchreg.core.predictions import PredictionCollector
+from benchreg.core.types import Prediction, Sample, Status
+
+SAMPLES = [Sample(f"s{i}", {}, 0) for i in range(4)]
+PATH = Path("/data/preds.jsonl")
+
+
+def collector(policy: str = "conflicts_invalid") -> PredictionCollector:
+    return PredictionCollector(PATH, SAMPLES, task="t/x", duplicates=policy)  # type: ignore[arg-type]
+
+
+def test_known_unknown_missing_and_malformed_are_reported() -> None:
+    c = collector()
+    c.add("s0", Prediction("s0", answer=1), where="f:1")
+    c.add("ghost", Prediction("ghost", answer=1), where="f:2")
+    c.add_malformed("f:3")
+    result = c.finish()
+    assert set(result.by_id) == {"s0"}
+    assert result.unknown_ids == ["ghost"]
+    assert result.files == [PATH]
+    assert "t/x: 3 sample(s) have no prediction: s1, s2, s3" in result.notes
+    assert any("1 prediction(s) for unknown sample ids, ignored: ghost" in n for n in result.notes)
+    assert any("1 malformed entr(y/ies)" in n and "f:3" in n for n in result.notes)
+
+
+def test_identical_repeat_is_harmless_and_a_conflict_is_invalid() -> None:
+    c = collector()
+    c.add("s0", Prediction("s0", answer=1), where="f:1")
+    c.add("s0", Prediction("s0", answer=1), where="f:2")
+    c.add("s1", Prediction("s1", answer=1), where="f:3")
+    c.add("s1", Prediction("s1", answer=2), where="f:4")
+    result = c.finish()
+    assert result.by_id["s0"].status is Status.OK
+    conflict = result.by_id["s1"]
+    assert conflict.status is Status.INVALID
+    assert conflict.detail == "conflicting duplicate entries (f:3, f:4)"
+    assert any("scored as invalid: s1" in n for n in result.notes)
+
+
+def test_reject_policy_names_both_places() -> None:
+    c = collector("reject")
+    c.add("s0", Prediction("s0", answer=1), where="f:1")
+    with pytest.raises(BenchregError) as info:
+        c.add("s0", Prediction("s0", answer=1), where="f:7")
+    assert info.value.message.startswith("f:7: duplicate prediction for 's0' (first at f:1)")
+
+
+def test_reject_policy_also_rejects_a_repeated_unknown_id() -> None:
+    c = collector("reject")
+    c.add("ghost", Prediction("ghost", answer=1), where="f:1")
+    with pytest.raises(BenchregError, match="duplicate prediction for 'ghost'"):
+        c.add("ghost", Prediction("ghost", answer=1), where="f:2")
+
+
+def test_a_file_answering_no_sample_says_so() -> None:
+    c = collector()
+    c.add("other-split-1", Prediction("other-split-1", answer=0), where="f:1")
+    notes = c.finish().notes
+    assert any("none of the 4 samples has a prediction in preds.jsonl" in n for n in notes)
+
+
+def test_value_tells_repeats_apart_when_the_answer_is_not_set() -> None:
+    c = collector()
+    c.add("s0", Prediction("s0", raw_text="A"), where="f:1", value="A")
+    c.add("s0", Prediction("s0", raw_text="B"), where="f:2", value="B")
+    assert c.finish().by_id["s0"].status is Status.INVALID

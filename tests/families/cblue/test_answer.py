@@ -1,0 +1,62 @@
+"""Answer schemas: statuses of labels, reports and random answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchreg.families.cblue.catalogue import TASK_NAMES
+
+from .cblue_helpers import (
+    TOL,
+    assert_scores,
+    load_json,
+    reference_scores,
+    run_cblue,
+    scores_of,
+    write_json,
+)
+
+
+def test_empty_label_counts_as_the_tasks_first_official_label(raw: Path, tmp_path: Path) -> None:
+    gold = load_json(raw / "dev_structured.json")
+    ids = [e["sample_id"] for e in gold["CHIP-STS"]]
+    empty = write_json(
+        tmp_path / "e.json", {"CHIP-STS": [{"sample_id": i, "answer": ""} for i in ids]}
+    )
+    first = write_json(
+        tmp_path / "f.json", {"CHIP-STS": [{"sample_id": i, "answer": "是的"} for i in ids]}
+    )
+    assert scores_of(run_cblue("CHIP-STS", empty, raw)) == scores_of(
+        run_cblue("CHIP-STS", first, raw)
+    )
+
+
+def test_unknown_label_is_out_of_range_but_scored_as_given(raw: Path, tmp_path: Path) -> None:
+    """As the official evaluator does, an unknown label adds a class to the macro average."""
+    gold = load_json(raw / "dev_structured.json")["IMCS-V2-DAC"]
+    answers = [{"sample_id": e["sample_id"], "answer": e["answer"]} for e in gold]
+    answers[0]["answer"] = "随便说说"
+    result = run_cblue(
+        "IMCS-V2-DAC", write_json(tmp_path / "dac.json", {"IMCS-V2-DAC": answers}), raw
+    )
+    assert result.statuses["out_of_range"] == 1
+    # classes {非上述类型: P=1, R=4/5, F1=8/9; 随便说说: 0, 0, 0} -> macro-f1 = 4/9
+    assert scores_of(result)["macro-f1"] == pytest.approx(4 / 9, abs=TOL)
+
+
+def test_report_string_is_split_into_sections(raw: Path, reference: Path, tmp_path: Path) -> None:
+    data = load_json(reference / "perfect.json")
+    for entry in data["IMCS-V2-MRG"]:
+        entry["answer"] = "\n".join(f"{k}：{v}" for k, v in entry["answer"].items())
+    result = run_cblue("IMCS-V2-MRG", write_json(tmp_path / "mrg.json", data), raw)
+    assert result.statuses["ok"] == 5
+    assert isinstance(result.predictions[0].answer, dict)
+    assert_scores(result, reference_scores(reference, "perfect", "IMCS-V2-MRG"))
+
+
+def test_random_answers_are_valid_and_in_range() -> None:
+    for task in TASK_NAMES:
+        result = run_cblue(task, None, None, system="random")
+        assert result.statuses["ok"] == len(result.samples), task

@@ -1,0 +1,123 @@
+"""Loading a PromptCBLUE folder: splits, gold sources, bad lines, the embedded sample."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchreg.core.errors import BenchregError
+from benchreg.families.cblue.catalogue import TASK_NAMES
+
+from .cblue_helpers import load, row, run_cblue, write_jsonl
+
+
+def test_embedded_sample_has_16_tasks_with_structured_gold() -> None:
+    for task in TASK_NAMES:
+        dataset = load(task, None)
+        assert 3 <= len(dataset.samples) <= 5
+        assert dataset.info["gold_from_structured"] == len(dataset.samples)
+        assert not dataset.warnings
+
+
+def test_view_selects_the_split_file(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "dev.json", [row("d1"), row("d2", target="不相关")])
+    write_jsonl(tmp_path / "test.json", [row("t1", target="")])
+    assert [s.id for s in load("KUAKE-IR", tmp_path).samples] == ["d1", "d2"]
+    test = load("KUAKE-IR", tmp_path, view="test")
+    assert [s.id for s in test.samples] == ["t1"]
+    assert any("has no gold" in w for w in test.warnings)
+    with pytest.raises(BenchregError, match=r"train\.json not found"):
+        load("KUAKE-IR", tmp_path, view="train")
+
+
+def test_rows_of_other_tasks_and_unknown_tasks_are_skipped(tmp_path: Path) -> None:
+    write_jsonl(
+        tmp_path / "dev.json",
+        [row("a"), row("b", task="Text2DT"), row("c", task="KUAKE-QIC", target="就医建议")],
+    )
+    assert [s.id for s in load("KUAKE-IR", tmp_path).samples] == ["a"]
+    assert load("KUAKE-QIC", tmp_path).samples[0].gold == "就医建议"
+
+
+def test_structured_gold_wins_and_gaps_fall_back_to_target(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "dev.json", [row("a", target="相关"), row("b", target="相关")])
+    (tmp_path / "dev_structured.json").write_text(
+        json.dumps({"KUAKE-IR": [{"sample_id": "a", "answer": "不相关"}]}), encoding="utf-8"
+    )
+    dataset = load("KUAKE-IR", tmp_path)
+    assert [s.gold for s in dataset.samples] == ["不相关", "相关"]
+    assert dataset.info == {
+        "split": "dev",
+        "task_dataset": "KUAKE-IR",
+        "gold_from_structured": 1,
+        "gold_from_target": 1,
+    }
+    assert any("no gold for 1 KUAKE-IR sample(s) (b)" in w for w in dataset.warnings)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"input": "x"}', r"dev.json:2: line lacks field\(s\) target, task_dataset, sample_id"),
+        ("[1, 2]", r"dev.json:2: a PromptCBLUE line must be a JSON object"),
+        ("{broken", r"dev.json:2: malformed JSON"),
+    ],
+)
+def test_bad_lines_name_file_and_line(tmp_path: Path, line: str, message: str) -> None:
+    (tmp_path / "dev.json").write_text(json.dumps(row("a")) + "\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(BenchregError, match=message):
+        load("KUAKE-IR", tmp_path)
+
+
+def test_duplicate_sample_id_is_rejected(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "dev.json", [row("a"), row("a")])
+    with pytest.raises(BenchregError, match=r"dev.json:2: duplicate sample_id 'a'"):
+        load("KUAKE-IR", tmp_path)
+
+
+def test_malformed_structured_gold_is_rejected(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "dev.json", [row("a")])
+    (tmp_path / "dev_structured.json").write_text(
+        json.dumps({"KUAKE-IR": [{"sample_id": "a", "answer": ["相关"]}]}), encoding="utf-8"
+    )
+    with pytest.raises(BenchregError, match="gold of a \\(KUAKE-IR\\): must be a string"):
+        load("KUAKE-IR", tmp_path)
+
+
+def test_gold_that_cannot_be_parsed_names_the_line(tmp_path: Path) -> None:
+    bad = row("a", task="CMeEE-V2", target="疾病实体：x", answer_choices=None)
+    write_jsonl(tmp_path / "dev.json", [row("z"), bad])
+    with pytest.raises(BenchregError, match=r"dev.json:2: cannot read the gold of a"):
+        load("CMeEE-V2", tmp_path)
+
+
+def test_files_that_are_not_utf8_are_one_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "dev.json").write_bytes(
+        json.dumps(row("a"), ensure_ascii=False).encode("gbk") + b"\n"
+    )
+    with pytest.raises(BenchregError, match="not UTF-8 text"):
+        load("KUAKE-IR", tmp_path)
+    write_jsonl(tmp_path / "dev.json", [row("a")])
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_bytes('{"sample_id": "a", "output": "相关"}\n'.encode("gbk"))
+    with pytest.raises(BenchregError, match="predictions file is not UTF-8 text"):
+        run_cblue("KUAKE-IR", predictions, tmp_path)
+
+
+def test_task_comes_from_the_loader_param_only(tmp_path: Path) -> None:
+    """The entry names its PromptCBLUE task once (`loader.params.task`), never by entry name."""
+    from benchreg import load_task
+    from benchreg.core.run import load_dataset
+
+    write_jsonl(tmp_path / "dev.json", [row("a"), row("q", task="KUAKE-QIC", target="就医建议")])
+    spec = load_task("cblue/KUAKE-IR")
+    renamed = spec.model_copy(update={"loader": spec.loader.model_copy(update={"params": {}})})
+    with pytest.raises(BenchregError, match="loader param `task`"):
+        load_dataset(renamed, "dev", tmp_path)
+    other = spec.model_copy(
+        update={"loader": spec.loader.model_copy(update={"params": {"task": "KUAKE-QIC"}})}
+    )
+    dataset = load_dataset(other, "dev", tmp_path)
+    assert [(s.id, s.input["task_dataset"]) for s in dataset.samples] == [("q", "KUAKE-QIC")]

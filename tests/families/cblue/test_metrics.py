@@ -1,0 +1,123 @@
+"""Metrics as per-sample statistics + an aggregate: official semantics, classification averages
+(vs scikit-learn), empty/invalid answers, bootstrap totals, the family counter."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from benchreg.core.types import Prediction, Sample, Status
+from benchreg.families.cblue.metrics import (
+    LabelPRF,
+    MicroPRF,
+    ReplyRouge,
+    ReportRouge,
+    cblue_counts,
+)
+
+from .cblue_helpers import evaluate
+
+
+def test_micro_scores_zero_without_true_positives_even_when_both_empty() -> None:
+    samples = [Sample("a", {}, []), Sample("b", {}, [])]
+    preds = [Prediction("a", answer=[]), Prediction("b", answer=[])]
+    values, _ = evaluate(MicroPRF(), samples, preds)
+    assert values["f1"] == 0.0
+
+
+@pytest.mark.parametrize("average", ["macro", "weighted"])
+def test_label_scores_match_scikit_learn_classification_report(average: str) -> None:
+    from sklearn.metrics import classification_report
+
+    rng = random.Random(20240123)
+    labels = ["甲", "乙", "丙", "丁", "非上述类型", " 甲"]
+    prefix = "macro-" if average == "macro" else ""
+    for _ in range(200):
+        n = rng.randint(1, 30)
+        gold = [rng.choice(labels[:4]) for _ in range(n)]
+        pred = [rng.choice(labels) for _ in range(n)]
+        report = classification_report(gold, pred, output_dict=True, zero_division=0)
+        expected = report[f"{average} avg"]
+        samples = [Sample(str(i), {"task_dataset": "CHIP-CTC"}, g) for i, g in enumerate(gold)]
+        preds = [Prediction(str(i), answer=p) for i, p in enumerate(pred)]
+        ours, _ = evaluate(LabelPRF(average=average), samples, preds)
+        assert ours[f"{prefix}precision"] == pytest.approx(expected["precision"], abs=1e-12)
+        assert ours[f"{prefix}recall"] == pytest.approx(expected["recall"], abs=1e-12)
+        assert ours[f"{prefix}f1"] == pytest.approx(expected["f1-score"], abs=1e-12)
+
+
+def test_label_totals_of_resamples_equal_scores_of_resampled_samples() -> None:
+    """A bootstrap resample (counts as weights) scores as the resampled list of samples does."""
+    rng = random.Random(7)
+    labels = ["相关", "不相关", "其他"]
+    samples = [
+        Sample(str(i), {"task_dataset": "KUAKE-IR"}, rng.choice(labels[:2])) for i in range(20)
+    ]
+    preds = [Prediction(str(i), answer=rng.choice(labels)) for i in range(20)]
+    for average in ("macro", "weighted"):
+        metric = LabelPRF(average=average)
+        stats = metric.stats(samples, preds)
+        picks = [[rng.randrange(20) for _ in range(20)] for _ in range(5)]
+        weights = np.array([np.bincount(p, minlength=20) for p in picks], dtype=float)
+        boot = metric.reduce(metric.totals(stats, weights), 20)
+        for row, pick in zip(boot, picks, strict=True):
+            direct, _ = evaluate(
+                LabelPRF(average=average),
+                [samples[i] for i in pick],
+                [preds[i] for i in pick],
+            )
+            assert list(row) == pytest.approx(list(direct.values()), abs=1e-12)
+
+
+def test_invalid_and_missing_predictions_score_as_empty_label() -> None:
+    task = {"task_dataset": "CHIP-STS"}
+    samples = [Sample(str(i), task, g) for i, g in enumerate(["是的", "不是", "是的"])]
+    preds = [
+        Prediction("0", answer=None, status=Status.INVALID),
+        Prediction("1", status=Status.MISSING),
+        Prediction("2", answer=""),
+    ]
+    as_empty = [Prediction(str(i), answer="是的") for i in range(3)]
+    metric = LabelPRF(average="weighted")
+    assert evaluate(metric, samples, preds)[0] == evaluate(metric, samples, as_empty)[0]
+
+
+def test_scores_follow_a_changed_answer() -> None:
+    sample = Sample("a", {}, [{"entity": "x", "type": "t"}])
+    pred = Prediction("a", answer=[{"entity": "x", "type": "t"}])
+    assert evaluate(MicroPRF(), [sample], [pred])[0]["f1"] == 1.0
+    pred.answer = [{"entity": "y", "type": "t"}]
+    assert evaluate(MicroPRF(), [sample], [pred])[0]["f1"] == 0.0
+    pred.status = Status.INVALID
+    assert evaluate(MicroPRF(), [sample], [pred])[1] == {"tp": 0, "fp": 0, "fn": 1}
+
+
+def test_rouge_of_empty_texts_and_report_sections() -> None:
+    samples = [Sample("a", {}, "今天多喝水。")]
+    perfect, _ = evaluate(ReplyRouge(), samples, [Prediction("a", answer="今天多喝水。")])
+    assert perfect["rougeL"] == pytest.approx(0.999999995, abs=1e-12)
+    # an empty reply becomes `无 。`, which shares `。` with the gold: L = F(1/2, 1/6)
+    empty, _ = evaluate(ReplyRouge(), samples, [Prediction("a", answer="")])
+    assert empty["rougeL"] == pytest.approx(0.25, abs=1e-8)
+    both_empty, _ = evaluate(ReplyRouge(), [Sample("b", {}, "")], [Prediction("b", answer="  ")])
+    assert both_empty["rougeL"] == pytest.approx(0.999999995, abs=1e-12)  # both become `无 。`
+    report = Sample("r", {}, {"主诉": "咳嗽", "诊断": ""})
+    values, detail = evaluate(
+        ReportRouge(), [report], [Prediction("r", answer={"主诉": "咳嗽", "额外": 1})]
+    )
+    assert detail == {"section_pairs": 2}
+    assert values["rougeL"] == pytest.approx(0.999999995, abs=1e-12)
+
+
+def test_counter_counts_empty_answers_and_off_schema_items_only() -> None:
+    task = {"task_dataset": "CMeEE-V2"}
+    samples = [Sample(str(i), task, []) for i in range(4)]
+    preds = [
+        Prediction("0", answer=[]),
+        Prediction("1", answer=[{"entity": "x", "type": "t", "extra": 1}, {"entity": 2}]),
+        Prediction("2", answer=None, status=Status.INVALID),
+        Prediction("3", status=Status.MISSING),
+    ]
+    assert cblue_counts(samples, preds) == {"empty_answers": 1, "off_schema_items": 2}

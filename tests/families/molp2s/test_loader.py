@@ -1,0 +1,147 @@
+"""Loader rules: each rejection names the file and line (or record) and says how to fix it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchreg import BenchregError, load_task
+from benchreg.core.run import load_dataset
+
+
+def load(root: Path, view: str = "correct"):
+    return load_dataset(load_task("molp2s/gap"), view, root)
+
+
+def test_joins_tasks_and_labels(release) -> None:
+    dataset = load(release())
+    assert [s.id for s in dataset.samples] == [f"r{i}" for i in range(6)]
+    assert [s.gold for s in dataset.samples] == [0, 1, 2, 3, 0, 1]
+    assert len(dataset.files) == 2
+
+
+def test_structure_only_uses_correct_records_without_properties(release) -> None:
+    root = release()
+    correct, structure = load(root, "correct"), load(root, "structure_only")
+    assert [s.id for s in structure.samples] == [s.id for s in correct.samples]
+    assert [s.gold for s in structure.samples] == [s.gold for s in correct.samples]
+    assert all(s.input["properties"] == {} for s in structure.samples)
+    assert all(s.input["properties"] for s in correct.samples)
+
+
+def test_malformed_json_names_file_and_line(release, make_record) -> None:
+    root = release(raw_task_lines=[json.dumps(make_record("r0")), "{not json"])
+    with pytest.raises(BenchregError, match=r"correct\.jsonl:2: malformed JSON"):
+        load(root)
+
+
+def test_missing_label_is_rejected(release, make_record) -> None:
+    root = release(
+        records=[make_record("r0"), make_record("r1")], labels=[{"record_id": "r0", "label": 0}]
+    )
+    with pytest.raises(BenchregError, match=r"have no label, first 'r1'"):
+        load(root)
+
+
+def test_extra_label_is_rejected(release, make_record) -> None:
+    root = release(
+        records=[make_record("r0")],
+        labels=[{"record_id": "r0", "label": 0}, {"record_id": "ghost", "label": 1}],
+    )
+    with pytest.raises(BenchregError, match=r"labels\.jsonl:2: label for unknown record 'ghost'"):
+        load(root)
+
+
+def test_duplicate_record_id_is_rejected(release, make_record) -> None:
+    root = release(records=[make_record("r0"), make_record("r0")])
+    with pytest.raises(BenchregError, match=r"correct\.jsonl:2: duplicate record_id 'r0'"):
+        load(root)
+
+
+def test_duplicate_key_in_a_line_is_rejected(release, make_record) -> None:
+    line = json.dumps(make_record("r0"))[:-1] + ', "record_id": "r1"}'
+    root = release(raw_task_lines=[line], labels=[{"record_id": "r0", "label": 0}])
+    with pytest.raises(BenchregError, match=r"correct\.jsonl:1: duplicate key 'record_id'"):
+        load(root)
+
+
+def test_samples_remember_their_line(release, make_record) -> None:
+    root = release(
+        raw_task_lines=[json.dumps(make_record("r0")), "", json.dumps(make_record("r1"))],
+        labels=[{"record_id": "r0", "label": 0}, {"record_id": "r1", "label": 1}],
+    )
+    assert [s.meta["line"] for s in load(root).samples] == [1, 3]
+
+
+def test_duplicate_label_is_rejected(release, make_record) -> None:
+    root = release(
+        records=[make_record("r0")],
+        labels=[{"record_id": "r0", "label": 0}, {"record_id": "r0", "label": 1}],
+    )
+    match = r"labels\.jsonl:2: duplicate record_id 'r0' \(first at .*labels\.jsonl:1\)"
+    with pytest.raises(BenchregError, match=match):
+        load(root)
+
+
+@pytest.mark.parametrize("label", [4, -1])
+def test_label_out_of_range_is_rejected(release, make_record, label: int) -> None:
+    root = release(records=[make_record("r0")], labels=[{"record_id": "r0", "label": label}])
+    with pytest.raises(BenchregError, match=r"labels\.jsonl:1: label .* outside its 4 candidates"):
+        load(root)
+
+
+def test_unparseable_candidate_is_rejected(release, make_record) -> None:
+    bad = make_record("r0", candidate_completed_smiles=["c1ccccc1CO", "C1CC(("])
+    with pytest.raises(BenchregError, match=r"correct\.jsonl:1: record 'r0': candidate 1"):
+        load(release(records=[bad]))
+
+
+def test_unparseable_masked_smiles_is_rejected(release, make_record) -> None:
+    bad = make_record("r0", masked_smiles="c1ccc(c1C[*]")
+    with pytest.raises(BenchregError, match=r"correct\.jsonl:1: .*does not parse"):
+        load(release(records=[bad]))
+
+
+def test_masked_smiles_without_mask_is_rejected(release, make_record) -> None:
+    bad = make_record("r0", masked_smiles="c1ccccc1C", mask={"attachment_points": 1})
+    with pytest.raises(BenchregError, match=r"has no mask"):
+        load(release(records=[bad]))
+
+
+@pytest.mark.parametrize(
+    ("masked", "mask"),
+    [
+        ("c1ccccc1C*", {}),
+        ("c1ccccc1C[*]", {}),
+        ("c1ccccc1C[1*]", {}),
+        ("c1ccccc1C<MASK>", {"token": "<MASK>"}),
+        ("c1ccccc1C[R]", {"token": "[R]"}),
+        ("c1ccccc1C[MASK]", {"mask_token": "[MASK]", "attachment_points": 1}),
+        ("c1ccccc1C[MASK]", "[MASK]"),
+    ],
+)
+def test_mask_as_dummy_atom_or_text_token(
+    release, make_record, masked: str, mask: dict | str
+) -> None:
+    dataset = load(
+        release(
+            records=[make_record("r0", masked_smiles=masked, mask=mask)],
+            labels=[{"record_id": "r0", "label": 0}],
+        )
+    )
+    assert dataset.samples[0].input["masked_smiles"] == masked
+
+
+def test_missing_field_names_the_field(release, make_record) -> None:
+    bad = make_record("r0")
+    del bad["candidate_completed_smiles"]
+    with pytest.raises(BenchregError, match=r"correct\.jsonl:1: candidate_completed_smiles"):
+        load(release(records=[bad]))
+
+
+def test_missing_files_are_reported(tmp_path: Path) -> None:
+    (tmp_path / "data" / "gap").mkdir(parents=True)
+    with pytest.raises(BenchregError, match=r"correct\.jsonl: file not found"):
+        load(tmp_path)

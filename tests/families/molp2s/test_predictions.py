@@ -1,0 +1,113 @@
+"""The prediction reader and the spec's scoring rules, one test each: missing, invalid, out of
+range, duplicates, unknown ids, text output, malformed lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchreg import BenchregError, load_task, run_task
+from benchreg.core.run import RunResult
+
+
+def score(
+    root: Path, lines: list[dict] | list[str], tmp_path: Path, view: str = "correct"
+) -> RunResult:
+    path = tmp_path / "pred.jsonl"
+    path.write_text(
+        "".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines),
+        encoding="utf-8",
+    )
+    return run_task(
+        load_task("molp2s/gap"),
+        view=view,
+        system_cfg={"name": "predictions", "path": str(path)},
+        roots={"molp2s": str(root)},
+    )
+
+
+def statuses(**nonzero: int) -> dict[str, int]:
+    return {"ok": 0, "missing": 0, "invalid": 0, "out_of_range": 0, "error": 0, **nonzero}
+
+
+def test_all_correct(release, tmp_path: Path) -> None:
+    lines = [{"record_id": f"r{i}", "selected_candidate_index": i % 4} for i in range(6)]
+    result = score(release(), lines, tmp_path)
+    assert result.metrics["accuracy"].value == 1.0
+    assert result.counts == {"hits": 6, "tasks": 6}
+    assert result.statuses == statuses(ok=6)
+
+
+def test_missing_record_is_incorrect_and_counted(release, tmp_path: Path) -> None:
+    lines = [{"record_id": f"r{i}", "selected_candidate_index": i % 4} for i in range(4)]
+    result = score(release(), lines, tmp_path)
+    assert result.statuses["missing"] == 2
+    assert result.metrics["accuracy"].value == pytest.approx(4 / 6)
+    assert result.metrics["accuracy"].denominator == 6
+
+
+def test_invalid_line_is_incorrect_and_counted(release, tmp_path: Path) -> None:
+    lines = [{"record_id": "r0", "invalid": True}] + [
+        {"record_id": f"r{i}", "selected_candidate_index": i % 4} for i in range(1, 6)
+    ]
+    result = score(release(), lines, tmp_path)
+    assert result.statuses["invalid"] == 1
+    assert result.counts["hits"] == 5
+
+
+@pytest.mark.parametrize("bad", [4, -1, 99])
+def test_out_of_range_index_is_incorrect_and_counted(release, tmp_path: Path, bad: int) -> None:
+    lines = [{"record_id": "r0", "selected_candidate_index": bad}]
+    result = score(release(), lines, tmp_path)
+    assert result.counts == {"hits": 0, "tasks": 6}
+    assert result.statuses == statuses(missing=5, out_of_range=1)
+
+
+@pytest.mark.parametrize("bad", ["0", 1.5, True, None])
+def test_wrong_typed_index_is_invalid(release, tmp_path: Path, bad: object) -> None:
+    lines = [{"record_id": "r0", "selected_candidate_index": bad}]
+    result = score(release(), lines, tmp_path)
+    assert result.statuses["invalid"] == 1
+    assert result.counts["hits"] == 0
+
+
+def test_duplicate_record_id_rejects_the_file(release, tmp_path: Path) -> None:
+    lines = [
+        {"record_id": "r0", "selected_candidate_index": 0},
+        {"record_id": "r1", "selected_candidate_index": 1},
+        {"record_id": "r0", "selected_candidate_index": 1},
+    ]
+    with pytest.raises(
+        BenchregError, match=r"pred\.jsonl:3: duplicate prediction for 'r0' \(first at .*:1\)"
+    ):
+        score(release(), lines, tmp_path)
+
+
+def test_unknown_record_is_ignored_not_scored(release, tmp_path: Path) -> None:
+    lines = [{"record_id": "ghost", "selected_candidate_index": 0}]
+    result = score(release(), lines, tmp_path)
+    assert result.system_report.unknown_ids == ["ghost"]
+    assert result.statuses["missing"] == 6
+
+
+def test_text_output_is_parsed(release, tmp_path: Path) -> None:
+    text = 'Reasoning first.\n```json\n{"record_id": "r1", "selected_candidate_index": 1}\n```'
+    lines = [{"record_id": "r1", "output": text}, {"record_id": "r2", "output": "no idea"}]
+    result = score(release(), lines, tmp_path)
+    by_id = {p.sample_id: p for p in result.predictions}
+    assert by_id["r1"].answer == 1 and by_id["r1"].status == "ok"
+    assert by_id["r2"].status == "invalid"
+
+
+@pytest.mark.parametrize(
+    "bad", ["[1, 2]", "{not json", '{"selected_candidate_index": 0}', '{"record_id": 7}']
+)
+def test_malformed_line_is_counted_not_fatal(release, tmp_path: Path, bad: str) -> None:
+    good = [json.dumps({"record_id": f"r{i}", "selected_candidate_index": i % 4}) for i in (1, 2)]
+    result = score(release(), [good[0], bad, good[1]], tmp_path)
+    assert result.counts == {"hits": 2, "tasks": 6}
+    assert result.statuses == statuses(ok=2, missing=4)  # r0 stays missing
+    notes = result.system_report.notes
+    assert any("1 malformed entr" in n and n.endswith("pred.jsonl:2") for n in notes), notes

@@ -1,0 +1,130 @@
+"""Loader and question records: structural errors name the file and the question id."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchreg import BenchregError, load_task, run_task
+
+SV = "single_varying"
+
+
+def _load(root: Path, qtype: str = SV):
+    return run_task(load_task(f"reaction_mc/{qtype}"), view=None, system_cfg={"name": "baseline"},
+                    roots={"reaction_mc": str(root)})
+
+
+def _broken(question, release, mutate: Callable[[dict[str, Any]], None], qtype: str = SV,
+            qid: str = "tab_q1") -> Path:
+    good = question("tab_q2" if qid != "tab_q2" else "tab_q3", qtype, [{"yield": 50}, {"yield": 9}])
+    bad = question(qid, qtype, [{"yield": 50}, {"yield": 10}])
+    mutate(bad)
+    return release({qtype: [good, bad]})
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda q: q["meta"]["yields"].pop(), "meta.yields has 1 entries for 2 options"),
+        (lambda q: q["meta"]["scores"].append({"yield": 1}), "meta.scores has 3 entries"),
+        (lambda q: q["meta"]["option_source_entries"].pop(), "meta.option_source_entries"),
+        (lambda q: q.update(answer=[2]), "answer index 2 is outside 0..1"),
+        (lambda q: q.update(answer=[True]), "answer must be a list of integer"),
+        (lambda q: q.update(answer=[]), "answer"),
+        (lambda q: q.update(options=[]), "options"),
+        (lambda q: q.update(target_key=None), "needs a target_key"),
+        (lambda q: q.update(question_type="all_varying"), "question_type 'all_varying'"),
+        (lambda q: q.update(id="tab_q1_ref"), "id suffix '_ref' does not fit single_varying"),
+        (lambda q: q.update(id="tab_question1"), "id does not match"),
+        (lambda q: q["input"].pop("reactants"), "input.reactants"),
+        (lambda q: q["input"].update(reference_conditions=[{"conditions": {}, "yield": 1}]),
+         "must not carry references"),
+    ],
+)
+def test_schema_errors_name_file_and_id(question, release, mutate, message: str) -> None:
+    root = _broken(question, release, mutate)
+    with pytest.raises(BenchregError) as info:
+        _load(root)
+    text = info.value.message
+    assert message in text
+    assert "multiple_choice_single_varying.json" in text
+    assert "(question tab_q" in text or "(question tab_question1)" in text
+
+
+def test_reference_question_needs_references(question, release) -> None:
+    root = release({"single_varying_reference": [
+        question("tab_q1_ref", "single_varying_reference", [{"yield": 5}, {"yield": 6}])]})
+    with pytest.raises(BenchregError, match=r"needs input\.reference_conditions"):
+        _load(root, "single_varying_reference")
+
+
+def test_duplicate_id(question, release) -> None:
+    q = question("tab_q1", SV, [{"yield": 5}, {"yield": 6}])
+    with pytest.raises(BenchregError, match="duplicate id") as info:
+        _load(release({SV: [q, q]}))
+    message = info.value.message
+    assert "multiple_choice_single_varying.json[#1]" in message and "'tab_q1'" in message
+    assert "first at " in message and "multiple_choice_single_varying.json[#0]" in message
+
+
+def test_duplicate_key_in_a_question(question, tmp_path: Path) -> None:
+    text = json.dumps([question("tab_q1", SV, [{"yield": 5}, {"yield": 6}])])
+    text = text.replace('"target_key": "ligand"', '"target_key": "ligand", "target_key": "base"')
+    (tmp_path / f"multiple_choice_{SV}.json").write_text(text)
+    with pytest.raises(BenchregError, match="duplicate key 'target_key'") as info:
+        _load(tmp_path)
+    assert "multiple_choice_single_varying.json" in info.value.message
+
+
+def test_duplicate_key_in_a_jsonl_line_names_the_line(question, tmp_path: Path) -> None:
+    lines = [json.dumps(question(f"tab_q{i}", SV, [{"yield": 5}, {"yield": 6}])) for i in (1, 2)]
+    lines[1] = lines[1].replace('"id": "tab_q2"', '"id": "tab_q2", "id": "tab_q3"')
+    (tmp_path / f"multiple_choice_{SV}.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(BenchregError, match=r"\.jsonl:2: duplicate key 'id'"):
+        _load(tmp_path)
+
+
+def test_missing_file_says_how_to_fix(tmp_path: Path) -> None:
+    with pytest.raises(BenchregError, match=r"roots.reaction_mc="):
+        _load(tmp_path)
+
+
+def test_not_a_list(tmp_path: Path) -> None:
+    (tmp_path / f"multiple_choice_{SV}.json").write_text('{"id": 1}')
+    with pytest.raises(BenchregError, match="expected a JSON list"):
+        _load(tmp_path)
+
+
+def test_jsonl_release_is_read(question, tmp_path: Path) -> None:
+    lines = [json.dumps(question(f"tab_q{i}", SV, [{"yield": 5}, {"yield": 6 + i}]))
+             for i in (1, 2)]
+    (tmp_path / f"multiple_choice_{SV}.jsonl").write_text("\n".join(lines) + "\n")
+    result = _load(tmp_path)
+    assert [s.id for s in result.samples] == ["tab_q1", "tab_q2"]
+    assert result.dataset.files[0].suffix == ".jsonl"
+
+
+def test_jsonl_error_names_line(question, tmp_path: Path) -> None:
+    bad = question("tab_q2", SV, [{"yield": 5}, {"yield": 6}])
+    bad["answer"] = [9]
+    lines = [json.dumps(question("tab_q1", SV, [{"yield": 5}, {"yield": 6}])), json.dumps(bad)]
+    (tmp_path / f"multiple_choice_{SV}.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(BenchregError, match=r"\.jsonl:2 \(question tab_q2\)"):
+        _load(tmp_path)
+
+
+def test_flat_reference_shape_is_accepted(question, release) -> None:
+    refs = [{"ligand": [{"content": "L9", "SMILES": ""}], "yield": 3.0},
+            {"conditions": {"ligand": [{"content": "L8", "SMILES": ""}]}, "scores": {"yield": 4}}]
+    q = question("tab_q1_ref", "single_varying_reference", [{"yield": 5}, {"yield": 6}],
+                 references=refs)
+    result = _load(release({"single_varying_reference": [q]}), "single_varying_reference")
+    loaded = result.samples[0].input["input"]["reference_conditions"]
+    assert loaded[0]["conditions"] == {"ligand": [{"content": "L9", "SMILES": ""}]}
+    assert loaded[0]["outcome"] == {"yield": 3.0}
+    assert loaded[1]["outcome"] == {"yield": 4}

@@ -1,0 +1,138 @@
+"""The consistency check reports planted inconsistencies question by question."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchreg import load_task
+from benchreg.core import registry
+from benchreg.core.run import data_root_for, load_dataset
+from benchreg.families.reaction_mc.records import QUESTION_TYPES
+
+AV = "all_varying"
+SVR = "single_varying_reference"
+AVR = "all_varying_reference"
+
+
+def _findings(qtype: str, root: Path | None = None, **params):
+    spec = load_task(f"reaction_mc/{qtype}")
+    data_root = data_root_for(spec, {"reaction_mc": str(root)} if root else {})
+    dataset = load_dataset(spec, None, data_root)
+    check = registry.validators.get("reaction_mc_consistency")
+    return check(dataset, None, **params)
+
+
+@pytest.mark.parametrize("qtype", QUESTION_TYPES)
+def test_embedded_sample_is_consistent(qtype: str) -> None:
+    assert [str(f) for f in _findings(qtype)] == []
+
+
+def _ref(option: str, yield_: float, **extra) -> dict:
+    conditions = {"solvents": [{"content": "toluene", "SMILES": "Cc1ccccc1"}],
+                  "ligand": [{"content": option, "SMILES": ""}], **extra}
+    return {"conditions": conditions, "yield": yield_}
+
+
+PLANTS = {
+    "p_q1": (lambda q: q["meta"]["effective_scores"].__setitem__(1, 12.0),
+             "option 1: meta.effective_scores=12 but the formula gives 40"),
+    "p_q2": (lambda q: q["meta"]["option_relative_scores"].__setitem__(0, 0.9),
+             "option 0: meta.option_relative_scores=0.9 but effective / best effective = 1"),
+    "p_q3": (lambda q: q.update(answer=[1]), "answer=[1] but the best option(s) by the formula"),
+    "p_q4": (lambda q: q["meta"]["yields"].__setitem__(0, 75),
+             "option 0: meta.yields=75 but meta.scores.yield=80"),
+    "p_q5": (lambda q: q["meta"].update(best_effective_score=70),
+             "meta.best_effective_score=70 but the best option effective is 80"),
+    "p_q6": (lambda q: q["meta"].update(best_yield=33),
+             "meta.best_yield=33 is neither the highest option yield"),
+    "p_q7": (lambda q: q["meta"]["scores"][1].update(dr="lots"), "unreadable dr 'lots'"),
+    "p_q8": (lambda q: q["meta"].update(global_best_yield=50),
+             "meta.global_best_yield=50 is below the option set's best"),
+}
+
+
+def test_planted_errors_reported_per_question(question, release) -> None:
+    questions = [question("ok_q1", AV, [{"yield": 80}, {"yield": 40}, {"yield": 10}])]
+    for qid, (plant, _) in PLANTS.items():
+        q = question(qid, AV, [{"yield": 80}, {"yield": 40}, {"yield": 10}])
+        plant(q)
+        questions.append(q)
+    findings = _findings(AV, release({AV: questions}))
+    by_id: dict[str, list[str]] = {}
+    for f in findings:
+        by_id.setdefault(f.where, []).append(f.message)
+    assert "ok_q1" not in by_id
+    for qid, (_, message) in PLANTS.items():
+        assert any(message in m for m in by_id.get(qid, [])), (qid, by_id.get(qid))
+    errors = {f.where for f in findings if f.severity == "error"}
+    assert errors == set(PLANTS) - {"p_q7"}  # the unreadable dr is a warning (fallback used)
+
+
+def test_reference_rules(question, release) -> None:
+    sv = SVR
+    outcomes = [{"yield": 60}, {"yield": 30}]
+    good = question("r_q1_ref", sv, outcomes, references=[_ref("L7", 20), _ref("L8", 25)])
+    too_good = question("r_q2_ref", sv, outcomes, references=[_ref("L7", 20), _ref("L8", 75)])
+    # L0 + fixed (K2CO3) + constant (toluene) is option 0 itself
+    is_option = question("r_q3_ref", sv, outcomes, references=[
+        _ref("L7", 20), _ref("L0", 25, reagents=[{"content": "K2CO3", "SMILES": ""}])])
+    too_few = question("r_q4_ref", sv, outcomes, references=[_ref("L7", 20)])
+    top = question("r_q5_ref", sv, outcomes, references=[_ref("L7", 20), _ref("L8", 60)])
+    top["meta"]["global_best_effective_score"] = 60
+    root = release({sv: [good, too_good, is_option, too_few, top]})
+    findings = _findings(sv, root, check_pairs=False)
+    found = {(f.where, f.message) for f in findings if f.severity == "error"}
+    messages = {where: [m for w, m in found if w == where] for where, _ in found}
+    assert "r_q1_ref" not in messages
+    assert any("reference 2 (effective 75) is better than the best option" in m
+               for m in messages["r_q2_ref"])
+    assert any("reference 2 equals option 0" in m for m in messages["r_q3_ref"])
+    assert any("1 reference condition groups" in m for m in messages["r_q4_ref"])
+    assert any("exposes the table's top score" in m for m in messages["r_q5_ref"])
+
+
+def test_all_varying_reference_needs_five_options(question, release) -> None:
+    refs = [_ref("L7", 1), _ref("L8", 2)]
+    q = question("a_q1_ref", AVR, [{"yield": y} for y in (10, 20, 30, 40)], references=refs)
+    control = question("a_q1_ref_control", "all_varying_reference_control",
+                       [{"yield": y} for y in (10, 20, 30, 40)])
+    root = release({AVR: [q], "all_varying_reference_control": [control]})
+    assert any("4 options left after removing references" in f.message
+               for f in _findings(AVR, root))
+
+
+def test_pairs_checked_against_sibling_file(question, release) -> None:
+    refs = [_ref("L7", 1), _ref("L8", 2)]
+    five = [{"yield": y} for y in (10, 20, 30, 40, 50)]
+    ref_q1 = question("b_q1_ref", AVR, five, references=refs)
+    ref_q2 = question("b_q2_ref", AVR, five, references=refs)
+    ctrl_q1 = question("b_q1_ref_control", "all_varying_reference_control", five)
+    ctrl_q1["options"][0] = {"ligand": [{"content": "other", "SMILES": ""}],
+                             "reagents": [{"content": "B0", "SMILES": ""}]}
+    orphan = question("b_q3_ref_control", "all_varying_reference_control", five)
+    root = release({AVR: [ref_q1, ref_q2],
+                    "all_varying_reference_control": [ctrl_q1, orphan]})
+    for qtype in (AVR, "all_varying_reference_control"):
+        found = {(f.where, f.message) for f in _findings(qtype, root)}
+        assert ("b_q2_ref", "reference question without its _ref_control twin") in found
+        assert any(w == "b_q1_ref_control" and "options differ from those of b_q1_ref" in m
+                   for w, m in found)
+        assert any(w == "b_q3_ref_control" and "control question without its _ref" in m
+                   for w, m in found)
+
+
+def test_zero_best_is_a_warning(question, release) -> None:
+    root = release({AV: [question("z_q1", AV, [{"yield": 0}, {"yield": 0}])]})
+    findings = _findings(AV, root)
+    assert [(f.where, f.severity) for f in findings] == [("z_q1", "warning")]
+    assert "effective score 0" in findings[0].message
+
+
+def test_disagreement_explains_how_a_plain_ratio_was_read(question, release) -> None:
+    q = question("e_q1", AV, [{"yield": 80, "er": 95}, {"yield": 40}])
+    q["meta"]["effective_scores"][0] = 76.0  # the release read er 95 as 95:5
+    findings = _findings(AV, release({AV: [q]}))
+    message = next(f.message for f in findings if "option 0: meta.effective_scores" in f.message)
+    assert "er '95' read as 95:1" in message
