@@ -11,28 +11,26 @@ from hydra.experimental.callback import Callback
 from loguru import logger
 from omegaconf import DictConfig
 
+from benchreg.app.sweepfolder import job_states
 from benchreg.core.analysis import read_jobs, run_analyses, write_reports
 from benchreg.core.io import atomic_write_text
-from benchreg.core.records import ERROR_FILE, METRICS_FILE
 from benchreg.core.report import summary_csv, summary_markdown, summary_row
+from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
 
 
 def sweep_rows(sweep_dir: Path) -> list[dict[str, Any]]:
+    """One summary row per job: finished, failed, started but unfinished, or never started."""
     rows = []
-    for job_dir in sorted(sweep_dir.iterdir(), key=_job_order):
-        if not job_dir.is_dir():
-            continue
-        metrics, error = job_dir / METRICS_FILE, job_dir / ERROR_FILE
-        if error.exists():
-            rows.append(summary_row(job_dir.name, None, json.loads(error.read_text("utf-8"))))
-        elif metrics.exists():
-            rows.append(summary_row(job_dir.name, json.loads(metrics.read_text("utf-8")), None))
+    for job in job_states(sweep_dir):
+        if job.state == "ok" and job.folder is not None:
+            metrics = json.loads((job.folder / METRICS_FILE).read_text("utf-8"))
+            rows.append(summary_row(job.name, metrics, None))
+        elif job.state == "failed" and job.folder is not None:
+            error = json.loads((job.folder / ERROR_FILE).read_text("utf-8"))
+            rows.append(summary_row(job.name, None, error))
+        else:
+            rows.append(summary_row(job.name, None, {"error": job.state}, status=job.state))
     return rows
-
-
-def _job_order(path: Path) -> tuple[int, str]:
-    head = path.name.split("_", 1)[0]
-    return (int(head) if head.isdigit() else 1 << 30, path.name)
 
 
 def summarize_sweep(sweep_dir: Path) -> tuple[list[dict[str, Any]], list[Path]]:
@@ -55,12 +53,16 @@ def report_sweep(sweep_dir: Path) -> int:
     return sum(1 for row in rows if row.get("status") != "ok")
 
 
+SWEEP_RESULT: dict[str, int] = {}  # read by `benchreg.app.main` for the exit code
+
+
 class SweepSummary(Callback):
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         sweep_dir = Path(config.hydra.sweep.dir)
         if not sweep_dir.is_dir():
             return
         try:
-            report_sweep(sweep_dir)
+            SWEEP_RESULT["not_ok"] = report_sweep(sweep_dir)
         except Exception as exc:  # a broken analysis must not hide the jobs' own outputs
+            SWEEP_RESULT["not_ok"] = SWEEP_RESULT.get("not_ok", 0) or 1
             logger.error(f"sweep summary failed: {type(exc).__name__}: {exc}")

@@ -19,6 +19,17 @@ from benchreg.core.spec import TaskSpec
 MODES = ("run", "validate", "prompts")
 
 
+def register_family_roots() -> None:
+    """The `roots` config node: one key per registered family (null = its embedded sample), so
+    `roots.<family>=<dir>` works for every family, including ones added by other packages."""
+    from hydra.core.config_store import ConfigStore
+
+    from benchreg.core.family import all_families
+
+    roots = {family.name: None for family in all_families()}
+    ConfigStore.instance().store(group="roots", name="families", node=roots)
+
+
 def to_dict(node: Any) -> dict[str, Any]:
     return OmegaConf.to_container(node, resolve=True) or {}  # type: ignore[return-value]
 
@@ -56,10 +67,15 @@ def mode(cfg: DictConfig) -> str:
 
 def run_options(cfg: DictConfig) -> RunOptions:
     run = cfg.get("run", {})
+    cache_dir = run.get("cache_dir")
     return RunOptions(
         batch_size=int(run.get("batch_size", 64)),
         limit=run.get("limit"),
         n_boot=int(run.get("bootstrap", 1000)),
         seed=int(run.get("seed", 0)),
         progress=bool(run.get("progress", True)),
+        cache=str(run.get("cache", "read_write")),
+        cache_dir=str(cache_dir) if cache_dir else None,
+        overwrite=bool(run.get("overwrite", False)),
+        final=bool(run.get("final", False)),
     )

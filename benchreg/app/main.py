@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import signal
 import sys
 import traceback
 from collections.abc import Iterable
@@ -16,7 +17,8 @@ from loguru import logger
 from omegaconf import DictConfig, OmegaConf
 
 from benchreg.app import modes
-from benchreg.app.config import mode, task_spec
+from benchreg.app.callbacks import SWEEP_RESULT
+from benchreg.app.config import mode, register_family_roots, task_spec
 from benchreg.core.errors import BenchregError
 from benchreg.core.records import write_error
 from benchreg.resources import conf_dir
@@ -29,6 +31,7 @@ def _slug(*parts: Any) -> str:
 
 
 OmegaConf.register_new_resolver("benchreg_slug", _slug, replace=True)
+register_family_roots()
 
 
 def reject_task_group_folders(argv: list[str]) -> None:
@@ -48,7 +51,9 @@ def reject_task_group_folders(argv: list[str]) -> None:
                 )
 
 
-def run_job(cfg: DictConfig, out_dir: Path, searchpath: Iterable[str] = ()) -> dict[str, Any]:
+def run_job(
+    cfg: DictConfig, out_dir: Path, searchpath: Iterable[str] = (), *, multirun: bool = False
+) -> dict[str, Any]:
     """One job: the result of the selected mode (`failed` is true when it found errors)."""
     selected = mode(cfg)
     spec = task_spec(cfg, searchpath)
@@ -57,7 +62,7 @@ def run_job(cfg: DictConfig, out_dir: Path, searchpath: Iterable[str] = ()) -> d
         return {"validate": report, "failed": report["errors"] > 0}
     if selected == "prompts":
         return {"prompts": str(modes.prompts(spec, cfg, out_dir)), "failed": False}
-    return {"record": modes.run(spec, cfg, out_dir), "failed": False}
+    return {"record": modes.run(spec, cfg, out_dir, multirun=multirun), "failed": False}
 
 
 @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
@@ -66,7 +71,7 @@ def hydra_entry(cfg: DictConfig) -> dict[str, Any]:
     out_dir = Path(hydra_cfg.runtime.output_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
     try:
-        result = run_job(cfg, out_dir, hydra_cfg.searchpath)
+        result = run_job(cfg, out_dir, hydra_cfg.searchpath, multirun=multirun)
         _state["failures"] += int(result["failed"])
         return result
     except BenchregError as exc:
@@ -99,6 +104,28 @@ def main() -> None:
     except BenchregError as exc:
         logger.error(exc.message)
         sys.exit(exc.exit_code)
-    hydra_entry()
-    if _state["failures"]:
+    stopped_by = _stop_on_signals()
+    try:
+        hydra_entry()
+    except KeyboardInterrupt:
+        signame = stopped_by.get("signal", "SIGINT")
+        logger.error(
+            f"stopped by {signame}: answers so far are kept in the run folder's journal; "
+            "run the same command again with the same hydra.run.dir (or hydra.sweep.dir) to "
+            "resume without asking twice"
+        )
+        sys.exit(143 if signame == "SIGTERM" else 130)
+    if _state["failures"] or SWEEP_RESULT.get("not_ok"):
         sys.exit(2)
+
+
+def _stop_on_signals() -> dict[str, str]:
+    """SIGTERM stops a run the way Ctrl-C does (journal closed, system closed, exit 143)."""
+    seen: dict[str, str] = {}
+
+    def on_term(signum: int, frame: Any) -> None:
+        seen["signal"] = "SIGTERM"
+        signal.raise_signal(signal.SIGINT)
+
+    signal.signal(signal.SIGTERM, on_term)
+    return seen

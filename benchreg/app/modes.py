@@ -9,32 +9,62 @@ from omegaconf import DictConfig
 
 from benchreg.app.config import run_options, to_dict
 from benchreg.core.errors import BenchregError
-from benchreg.core.io import atomic_write_json, atomic_write_jsonl
-from benchreg.core.records import write_run
+from benchreg.core.io import atomic_write_json, atomic_write_jsonl, read_json
+from benchreg.core.journal import Journal
+from benchreg.core.records import METRICS_FILE, write_run
 from benchreg.core.report import run_table
 from benchreg.core.run import (
+    aexecute,
+    build_system_for,
     data_root_for,
     load_context,
     load_dataset,
+    prepare_run,
     render_prompts,
-    run_task,
+    run_sync,
     run_validators,
 )
+from benchreg.core.runfolder import open_run_folder, run_fingerprint
 from benchreg.core.spec import TaskSpec
 
 PROMPTS_FILE = "prompts.jsonl"
 VALIDATION_FILE = "validation.json"
 
 
-def run(spec: TaskSpec, cfg: DictConfig, out_dir: Path) -> dict[str, Any]:
-    result = run_task(
-        spec,
-        view=cfg.get("view"),
-        system_cfg=to_dict(cfg.model),
-        roots=to_dict(cfg.roots),
-        options=run_options(cfg),
+def run(
+    spec: TaskSpec, cfg: DictConfig, out_dir: Path, *, multirun: bool = False
+) -> dict[str, Any]:
+    """Evaluate into ``out_dir``: claimed, resumed (same run, unfinished), reused (same run,
+    finished, in a sweep) or refused (another run) before any system is asked."""
+    options = run_options(cfg)
+    system_cfg = to_dict(cfg.model)
+    prepared = prepare_run(spec, view=cfg.get("view"), roots=to_dict(cfg.roots), options=options)
+    fingerprint = run_fingerprint(
+        spec.model_dump(mode="json"),
+        prepared.view,
+        system_cfg,
+        prepared.dataset.files,
+        options.result_options(),
     )
-    record = write_run(out_dir, result, to_dict(cfg))
+    info = {"task": spec.name, "view": prepared.view, "model": system_cfg.get("name")}
+    system = build_system_for(prepared, system_cfg, options)
+    try:
+        folder = open_run_folder(
+            out_dir, fingerprint, info, overwrite=options.overwrite, reuse_finished=multirun
+        )
+    except BaseException:
+        run_sync(system.aclose())
+        raise
+    try:
+        if folder.finished:
+            run_sync(system.aclose())
+            record = read_json(out_dir / METRICS_FILE)
+            print(f"already finished, kept as it is: {out_dir}")
+        else:
+            job = aexecute(prepared, system, options=options, journal=Journal(out_dir))
+            record = write_run(out_dir, run_sync(job), to_dict(cfg))
+    finally:
+        folder.release()
     print(run_table(record))
     print(f"outputs: {out_dir}")
     return record
@@ -44,8 +74,9 @@ def validate(spec: TaskSpec, cfg: DictConfig, out_dir: Path) -> dict[str, Any]:
     """Run the task's validators on its data; the report's `errors` counts error findings."""
     view = spec.resolve_view(cfg.get("view"))
     root = data_root_for(spec, to_dict(cfg.roots))
-    dataset = load_dataset(spec, view, root)
-    findings = run_validators(spec, dataset, load_context(spec, view, root))
+    final = run_options(cfg).final
+    dataset = load_dataset(spec, view, root, final=final)
+    findings = run_validators(spec, dataset, load_context(spec, view, root, final=final))
     for finding in findings:
         print(f"{finding.severity}: {finding}")
     errors = sum(1 for f in findings if f.severity == "error")
@@ -76,7 +107,7 @@ def prompts(spec: TaskSpec, cfg: DictConfig, out_dir: Path) -> Path:
         )
     view = spec.resolve_view(cfg.get("view"))
     root = data_root_for(spec, to_dict(cfg.roots))
-    samples = load_dataset(spec, view, root).samples
+    samples = load_dataset(spec, view, root, final=run_options(cfg).final).samples
     limit = run_options(cfg).limit
     samples = samples[:limit] if limit else samples
     rows = [

@@ -62,6 +62,8 @@ def read_jobs(sweep_dir: Path) -> list[JobRecord]:
     jobs = []
     for metrics_path in sorted(sweep_dir.rglob("metrics.json")):
         folder = metrics_path.parent
+        if (folder / "error.json").exists():
+            continue  # the last attempt failed: its folder may hold an earlier run's files
         provenance_path = folder / "provenance.json"
         provenance = (
             json.loads(provenance_path.read_text("utf-8")) if provenance_path.exists() else {}

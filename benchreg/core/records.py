@@ -7,16 +7,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchreg.core.io import atomic_write_json, atomic_write_jsonl
+from benchreg.core.io import atomic_write_json, atomic_write_jsonl, sha256_file
 from benchreg.core.provenance import environment, file_hashes, redact, spec_sha256
 from benchreg.core.run import RunResult
+from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
 from benchreg.core.scoring import sample_rows
 from benchreg.core.system import SystemReport
 
-METRICS_FILE = "metrics.json"
 SAMPLES_FILE = "samples.jsonl"
 PROVENANCE_FILE = "provenance.json"
-ERROR_FILE = "error.json"
 
 
 MAX_LISTED_IDS = 50
@@ -36,7 +35,18 @@ def system_record(report: SystemReport) -> dict[str, Any]:
     return record
 
 
-def metrics_record(result: RunResult) -> dict[str, Any]:
+def input_hashes(result: RunResult) -> dict[str, Any]:
+    """sha256 of the task spec, every data file read and every predictions file read."""
+    return {
+        "task_spec": spec_sha256(result.spec),
+        "data": file_hashes(result.dataset.files, result.data_root),
+        "predictions": file_hashes(result.system_report.files),
+    }
+
+
+def metrics_record(
+    result: RunResult, hashes: Mapping[str, Any], samples_sha256: str
+) -> dict[str, Any]:
     spec = result.spec
     return {
         "task": spec.name,
@@ -49,19 +59,22 @@ def metrics_record(result: RunResult) -> dict[str, Any]:
         "statuses": result.statuses,
         "counts": result.counts,
         "system": system_record(result.system_report),
+        "sha256": {**hashes, "samples.jsonl": samples_sha256},
         "seconds": {k: round(v, 4) for k, v in result.seconds.items()},
     }
 
 
-def provenance_record(result: RunResult, config: Mapping[str, Any]) -> dict[str, Any]:
+def provenance_record(
+    result: RunResult, config: Mapping[str, Any], hashes: Mapping[str, Any]
+) -> dict[str, Any]:
     return {
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "task": result.spec.name,
-        "task_spec_sha256": spec_sha256(result.spec),
+        "task_spec_sha256": hashes["task_spec"],
         "task_spec": result.spec.model_dump(mode="json"),
         "data_root": str(result.data_root),
-        "data_files_sha256": file_hashes(result.dataset.files, result.data_root),
-        "predictions_sha256": file_hashes(result.system_report.files),
+        "data_files_sha256": hashes["data"],
+        "predictions_sha256": hashes["predictions"],
         "validation_findings": [str(f) for f in result.findings],
         "environment": environment(),
         "config": redact(dict(config)),
@@ -71,9 +84,10 @@ def provenance_record(result: RunResult, config: Mapping[str, Any]) -> dict[str,
 def write_run(out_dir: Path, result: RunResult, config: Mapping[str, Any]) -> dict[str, Any]:
     """Write the run files; metrics.json goes last, as it marks the run complete."""
     rows = sample_rows(result.samples, result.predictions, result.per_sample, result.primary)
-    record = metrics_record(result)
+    hashes = input_hashes(result)
     atomic_write_jsonl(out_dir / SAMPLES_FILE, rows)
-    atomic_write_json(out_dir / PROVENANCE_FILE, provenance_record(result, config))
+    atomic_write_json(out_dir / PROVENANCE_FILE, provenance_record(result, config, hashes))
+    record = metrics_record(result, hashes, sha256_file(out_dir / SAMPLES_FILE))
     atomic_write_json(out_dir / METRICS_FILE, record)
     (out_dir / ERROR_FILE).unlink(missing_ok=True)
     return record

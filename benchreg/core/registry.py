@@ -107,6 +107,7 @@ def load_families() -> None:
     from importlib.metadata import entry_points
 
     import_module("benchreg.core.metrics")
+    import_module("benchreg.core.ranking")
     import_module("benchreg.systems")
     for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         entry.load()

@@ -30,34 +30,54 @@ def _fmt(value: Any) -> str:
 
 
 def run_table(record: Mapping[str, Any]) -> str:
-    """A compact table of one run's metrics and counts."""
+    """A compact table of one run's metrics (with gates, where the task sets them) and counts."""
     head = f"{record['task']}  view={record.get('view') or '-'}  model={record['model']}"
-    rows = [("metric", "value", "n/denominator", "95% CI")]
-    for name, m in record["metrics"].items():
+    metrics = record["metrics"]
+    gated = any("gate" in (m.get("detail") or {}) for m in metrics.values())
+    rows = [("metric", "value", "n/denominator", "95% CI", *(("gate",) if gated else ()))]
+    for name, m in metrics.items():
         ci = m.get("ci95")
         mark = " *" if name == record["primary"] else ""
-        rows.append(
-            (
-                f"{name}{mark}",
-                _fmt(m["value"]),
-                f"{m['n']}/{m['denominator']}",
-                f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "",
-            )
+        row = (
+            f"{name}{mark}",
+            _fmt(m["value"]),
+            f"{m['n']}/{m['denominator']}",
+            f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "",
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        if gated:
+            row = (*row, gate_text(m.get("detail") or {}))
+        rows.append(row)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = [head]
     for i, row in enumerate(rows):
         lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
         if i == 0:
             lines.append("  ".join("-" * w for w in widths))
+    statuses = ", ".join(f"{k}={v}" for k, v in record.get("statuses", {}).items() if v)
     counts = ", ".join(f"{k}={v}" for k, v in record.get("counts", {}).items())
-    lines.append(f"counts: {counts}   (* primary metric)")
+    lines.append(f"statuses: {statuses}")
+    if counts:
+        lines.append(f"counts: {counts}")
+    lines.append("(* primary metric)")
     return "\n".join(lines)
 
 
+def gate_text(detail: Mapping[str, Any]) -> str:
+    """`>= 0.9 pass` / `>= 0.9 FAIL` / `>= 0.9 n/a` (no entry to judge), or empty."""
+    if "gate" not in detail:
+        return ""
+    verdict = {True: "pass", False: "FAIL"}.get(detail.get("pass"), "n/a")
+    return f"{detail['gate']} {verdict}"
+
+
 def summary_row(
-    job: str, record: Mapping[str, Any] | None, error: Mapping[str, Any] | None
+    job: str,
+    record: Mapping[str, Any] | None,
+    error: Mapping[str, Any] | None,
+    status: str = "failed",
 ) -> dict[str, Any]:
+    """A finished job's row, or (``record`` None) a row for a failed, unfinished or never
+    started job with what is known of it."""
     if record is None:
         err = error or {}
         return {
@@ -65,7 +85,7 @@ def summary_row(
             "task": err.get("task"),
             "view": err.get("view"),
             "model": err.get("model"),
-            "status": "failed",
+            "status": status,
             "error": err.get("error"),
         }
     primary = record["primary"]
@@ -106,7 +126,9 @@ def summary_markdown(rows: Sequence[Mapping[str, Any]], title: str = "Sweep summ
     for r in rows:
         ci = f"[{r['ci95_lo']:.4f}, {r['ci95_hi']:.4f}]" if r.get("ci95_lo") is not None else ""
         nd = f"{r['n']}/{r['denominator']}" if r.get("n") is not None else ""
-        status = r["status"] if r["status"] == "ok" else f"failed: {r.get('error')}"
+        status = r["status"]
+        if status == "failed":
+            status = f"failed: {r.get('error')}"
         lines.append(
             f"| {r['job']} | {_fmt(r.get('task'))} | {_fmt(r.get('view'))} | "
             f"{_fmt(r.get('model'))} | {_fmt(r.get('primary'))} | {_fmt(r.get('value'))} | "
@@ -114,4 +136,8 @@ def summary_markdown(rows: Sequence[Mapping[str, Any]], title: str = "Sweep summ
         )
     ok = sum(1 for r in rows if r["status"] == "ok")
     lines += ["", f"{ok} of {len(rows)} jobs succeeded."]
+    for state in ("failed", "unfinished", "not started"):
+        k = sum(1 for r in rows if r["status"] == state)
+        if k:
+            lines.append(f"{k} job(s) {state}.")
     return "\n".join(lines) + "\n"

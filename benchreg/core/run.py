@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from loguru import logger
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.family import Family
+from benchreg.core.journal import Journal
 from benchreg.core.metric import MetricValue
 from benchreg.core.progress import Progress
 from benchreg.core.scoring import (
@@ -34,6 +35,8 @@ from benchreg.core.system import System, SystemContext, SystemReport, check_answ
 from benchreg.core.types import Dataset, LoadContext, Message, Prediction, Request, Sample
 from benchreg.core.validation import Finding
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True, slots=True)
 class RunOptions:
@@ -44,6 +47,12 @@ class RunOptions:
     progress: bool = True
     cache: str = "read_write"  # model response cache: read_write | read_only | off
     cache_dir: str | None = None  # None: the default cache folder (see benchreg.systems)
+    overwrite: bool = False  # replace a run folder that holds another (or a finished) run
+    final: bool = False  # a final-acceptance run: frozen splits (retrieval `test`) may be read
+
+    def result_options(self) -> dict[str, Any]:
+        """The options that change a run's results (part of its fingerprint)."""
+        return {"limit": self.limit, "n_boot": self.n_boot, "seed": self.seed, "final": self.final}
 
 
 @dataclass(slots=True)
@@ -78,7 +87,9 @@ def data_root_for(spec: TaskSpec, roots: Mapping[str, Any]) -> Path:
     return root.resolve()
 
 
-def load_context(spec: TaskSpec, view: str | None, data_root: Path) -> LoadContext:
+def load_context(
+    spec: TaskSpec, view: str | None, data_root: Path, *, final: bool = False
+) -> LoadContext:
     return LoadContext(
         data_root=data_root,
         data=tuple(data_root / rel for rel in spec.data),
@@ -86,6 +97,7 @@ def load_context(spec: TaskSpec, view: str | None, data_root: Path) -> LoadConte
         params=spec.loader.params,
         task_name=spec.name,
         parser=_bound_parser(spec),
+        final=final,
     )
 
 
@@ -97,9 +109,11 @@ def _bound_parser(spec: TaskSpec) -> Any:
     return (lambda text, sample: parser(text, sample, **params)) if params else parser
 
 
-def load_dataset(spec: TaskSpec, view: str | None, data_root: Path) -> Dataset:
+def load_dataset(
+    spec: TaskSpec, view: str | None, data_root: Path, *, final: bool = False
+) -> Dataset:
     loader = registry.loaders.get(spec.loader.name)
-    dataset = loader(load_context(spec, view, data_root))
+    dataset = loader(load_context(spec, view, data_root, final=final))
     if not dataset.samples:
         raise BenchregError(
             f"task {spec.name} (view {view}) has no samples",
@@ -143,44 +157,81 @@ def build_system(
     return registry.systems.get(str(system_cfg.get("name")))(system_cfg, ctx)
 
 
-async def arun_task(
-    spec: TaskSpec,
-    *,
-    view: str | None,
-    system_cfg: Mapping[str, Any],
-    roots: Mapping[str, Any],
-    options: RunOptions = RunOptions(),
-) -> RunResult:
-    """Load the task's data, ask the system, score the answers (the async entry point)."""
-    seconds: dict[str, float] = {}
+@dataclass(slots=True)
+class PreparedRun:
+    """A task's data loaded and checked for one view: everything before a system is asked."""
+
+    spec: TaskSpec
+    view: str | None
+    data_root: Path
+    dataset: Dataset
+    samples: list[Sample]
+    findings: list[Finding]
+    seconds: dict[str, float]
+
+
+def prepare_run(
+    spec: TaskSpec, *, view: str | None, roots: Mapping[str, Any], options: RunOptions
+) -> PreparedRun:
+    """Load the task's data and run its validators (bad input fails here, before any output)."""
     tic = time.perf_counter()
     view = spec.resolve_view(view)
     data_root = data_root_for(spec, roots)
-    dataset = load_dataset(spec, view, data_root)
+    dataset = load_dataset(spec, view, data_root, final=options.final)
     samples = dataset.samples[: options.limit] if options.limit else dataset.samples
-    findings = run_validators(spec, dataset, load_context(spec, view, data_root))
+    ctx = load_context(spec, view, data_root, final=options.final)
+    findings = run_validators(spec, dataset, ctx)
     for warning in [*dataset.warnings, *map(str, findings)]:
         logger.warning(warning)
-    seconds["load"] = time.perf_counter() - tic
+    seconds = {"load": time.perf_counter() - tic}
+    return PreparedRun(spec, view, data_root, dataset, samples, findings, seconds)
 
+
+def build_system_for(
+    prepared: PreparedRun, system_cfg: Mapping[str, Any], options: RunOptions = RunOptions()
+) -> System:
+    """The system of a prepared run (a predictions file is read here: bad input fails early)."""
+    return build_system(
+        prepared.spec, prepared.view, prepared.data_root, prepared.samples, system_cfg, options
+    )
+
+
+async def aexecute(
+    prepared: PreparedRun,
+    system: System,
+    *,
+    options: RunOptions = RunOptions(),
+    journal: Journal | None = None,
+) -> RunResult:
+    """Ask the system for what the journal does not hold yet, then parse and score; the system
+    is closed at the end, whatever happens."""
+    spec, view, samples = prepared.spec, prepared.view, prepared.samples
+    seconds = dict(prepared.seconds)
     tic = time.perf_counter()
-    system = build_system(spec, view, data_root, samples, system_cfg, options)
     try:
+        done = journal.load() if journal is not None else {}
+        if done:
+            logger.info(f"resuming: {len(done)} of {len(samples)} answers already journaled")
+        todo = [s for s in samples if s.id not in done]
         prompts = (
-            render_prompts(spec, samples, view, data_root)
+            render_prompts(spec, todo, view, prepared.data_root)
             if system.needs_prompts
-            else [() for _ in samples]
+            else [() for _ in todo]
         )
-        requests = [Request(sample=s, messages=m) for s, m in zip(samples, prompts, strict=True)]
-        predictions = await _predict_in_batches(system, requests, options)
+        requests = [Request(sample=s, messages=m) for s, m in zip(todo, prompts, strict=True)]
+        answered = await _predict_in_batches(system, requests, options, journal)
         report = system.report()
     finally:
+        if journal is not None:
+            journal.close()
         await system.aclose()
+    by_id = {**done, **{p.sample_id: p for p in answered}}
+    predictions = [by_id[s.id] for s in samples]
     seconds["predict"] = time.perf_counter() - tic
 
     tic = time.perf_counter()
     parse_and_check(spec, samples, predictions)
-    resolve(spec, dataset, samples, predictions)
+    resolve(spec, prepared.dataset, samples, predictions)
     scores = score(
         spec,
         samples,
@@ -194,8 +245,8 @@ async def arun_task(
         spec=spec,
         view=view,
         system_name=system.name,
-        data_root=data_root,
-        dataset=dataset,
+        data_root=prepared.data_root,
+        dataset=prepared.dataset,
         samples=samples,
         predictions=predictions,
         metrics=scores.values,
@@ -204,9 +255,23 @@ async def arun_task(
         statuses=status_counts(predictions),
         counts=family_counts(spec, samples, predictions),
         system_report=report,
-        findings=findings,
+        findings=prepared.findings,
         seconds=seconds,
     )
+
+
+async def arun_task(
+    spec: TaskSpec,
+    *,
+    view: str | None,
+    system_cfg: Mapping[str, Any],
+    roots: Mapping[str, Any],
+    options: RunOptions = RunOptions(),
+) -> RunResult:
+    """Load the task's data, ask the system, score the answers (the async entry point)."""
+    prepared = prepare_run(spec, view=view, roots=roots, options=options)
+    system = build_system_for(prepared, system_cfg, options)
+    return await aexecute(prepared, system, options=options)
 
 
 def run_task(
@@ -218,7 +283,11 @@ def run_task(
     options: RunOptions = RunOptions(),
 ) -> RunResult:
     """Synchronous :func:`arun_task`; inside a running event loop it runs in a worker thread."""
-    job = arun_task(spec, view=view, system_cfg=system_cfg, roots=roots, options=options)
+    return run_sync(arun_task(spec, view=view, system_cfg=system_cfg, roots=roots, options=options))
+
+
+def run_sync(job: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from synchronous code, even inside a running event loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -228,15 +297,23 @@ def run_task(
 
 
 async def _predict_in_batches(
-    system: System, requests: list[Request], options: RunOptions
+    system: System,
+    requests: list[Request],
+    options: RunOptions,
+    journal: Journal | None = None,
 ) -> list[Prediction]:
-    """Hand requests over in batches, checking the contract; log progress on long runs."""
+    """Hand requests over in batches, checking the contract and journaling every batch."""
     out: list[Prediction] = []
     size = max(1, options.batch_size)
     progress = Progress(f"{system.name}: answering", len(requests), enabled=options.progress)
-    for start in range(0, len(requests), size):
-        batch = requests[start : start + size]
-        out.extend(check_answers(system, batch, await system.predict(batch)))
-        progress.advance(len(batch))
-    progress.finish()
+    try:
+        for start in range(0, len(requests), size):
+            batch = requests[start : start + size]
+            answers = check_answers(system, batch, await system.predict(batch))
+            if journal is not None:
+                journal.append(answers)
+            out.extend(answers)
+            progress.advance(len(batch))
+    finally:
+        progress.finish()
     return out

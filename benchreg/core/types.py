@@ -121,6 +121,7 @@ class LoadContext:
     params: Mapping[str, Any]
     task_name: str
     parser: Parser | None = None  # the task's parser, for gold given as answer text
+    final: bool = False  # a final-acceptance run (`run.final=true`): frozen splits may be read
 
 
 class Loader(Protocol):

@@ -15,7 +15,7 @@ from typing import Literal
 class Finding:
     where: str  # record id, or file:line
     message: str
-    severity: Literal["error", "warning"] = "warning"
+    severity: Literal["error", "warning", "info"] = "warning"
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}"

@@ -29,8 +29,9 @@ def predictions_system(cfg: Mapping[str, Any], ctx: SystemContext) -> Prediction
             f"task {ctx.spec.name} names no prediction reader",
             fix="add `predictions: <reader>` to the task entry",
         )
+    params = {**ref.params, **dict(cfg.get("params") or {})}  # model.params: reader options
     prediction_set = registry.prediction_readers.build(
-        ref.name, ref.params, resolved.resolve(), ctx.samples, ctx.spec.name
+        ref.name, params, resolved.resolve(), ctx.samples, ctx.spec.name
     )
     return PredictionSetSystem(f"predictions:{resolved.name}", prediction_set)
 

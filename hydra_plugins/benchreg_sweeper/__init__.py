@@ -35,6 +35,14 @@ class BenchregSweeper(BasicSweeper):
         except BenchregError as exc:
             logger.error(exc.message)
             sys.exit(exc.exit_code)
+        from benchreg.app.sweepfolder import claim_sweep, release
+
+        sweep_dir = Path(self.config.hydra.sweep.dir)
+        try:
+            lock = claim_sweep(sweep_dir, self.planned_jobs(expanded))
+        except BenchregError as exc:
+            logger.error(exc.message)
+            sys.exit(exc.exit_code)
         # The basic sweeper saves its config as multirun.yaml: save a redacted one instead.
         config = self.config
         self.config = _redacted(config)
@@ -42,6 +50,15 @@ class BenchregSweeper(BasicSweeper):
             return super().sweep(expanded)
         finally:
             self.config = config
+            release(lock)
+
+    def planned_jobs(self, arguments: list[str]) -> list[list[str]]:
+        """Every job's overrides, as the basic sweeper will launch them."""
+        assert self.hydra_context is not None
+        parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
+        overrides = parser.parse_overrides([*self._parse_config(), *arguments])
+        batches = self.split_arguments(overrides, None)
+        return [list(job) for batch in batches for job in batch]
 
     def validate_batch_is_legal(self, batch: Sequence[Sequence[str]]) -> None:
         # The launcher composes every job again; composing each distinct override once is enough.

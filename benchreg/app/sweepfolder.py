@@ -1,0 +1,114 @@
+"""One sweep per folder: the planned jobs are recorded, a second sweep is kept out.
+
+``sweep.json`` lists the planned jobs (their overrides) when the sweep starts. Running the same
+sweep again into the same folder resumes it (finished jobs are kept, unfinished ones resumed);
+another sweep into that folder is refused, and so is a second process while the first holds the
+folder's lock. The job states are read from the job folders, never from a process's memory, so
+they are right under any launcher.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from benchreg.core.errors import BenchregError
+from benchreg.core.io import atomic_write_json
+from benchreg.core.provenance import redact_override
+from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE, RUN_FILE
+
+SWEEP_FILE = "sweep.json"
+SWEEP_LOCK = ".sweep.lock"
+
+
+def claim_sweep(sweep_dir: Path, jobs: Sequence[Sequence[str]]) -> Any:
+    """Lock ``sweep_dir`` for this sweep (returns the lock to release) after checking that it
+    holds no other sweep."""
+    sweep_dir.mkdir(parents=True, exist_ok=True)
+    lock = (sweep_dir / SWEEP_LOCK).open("a")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.close()
+        raise BenchregError(
+            "another sweep is running in this folder",
+            where=sweep_dir,
+            fix="wait for it, or give this sweep its own hydra.sweep.dir",
+        ) from None
+    planned = [[redact_override(o) for o in job] for job in jobs]  # never a secret on disk
+    recorded = planned_jobs(sweep_dir)
+    if recorded is not None and recorded != planned:
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        lock.close()
+        raise BenchregError(
+            f"the sweep folder holds another sweep ({len(recorded)} jobs, e.g. "
+            f"{' '.join(recorded[0]) if recorded else '-'})",
+            where=sweep_dir,
+            fix="give this sweep its own hydra.sweep.dir (re-running the same sweep resumes it)",
+        )
+    if recorded is None:
+        atomic_write_json(
+            sweep_dir / SWEEP_FILE,
+            {"started": datetime.now(UTC).isoformat(timespec="seconds"), "jobs": planned},
+        )
+    return lock
+
+
+def release(lock: Any) -> None:
+    fcntl.flock(lock, fcntl.LOCK_UN)
+    lock.close()
+
+
+def planned_jobs(sweep_dir: Path) -> list[list[str]] | None:
+    try:
+        data = json.loads((sweep_dir / SWEEP_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    jobs = data.get("jobs") if isinstance(data, dict) else None
+    return jobs if isinstance(jobs, list) else None
+
+
+@dataclass(frozen=True, slots=True)
+class JobState:
+    num: int | None
+    name: str  # the job folder's name, or the planned overrides of a job never started
+    state: str  # ok | failed | unfinished | not started
+    folder: Path | None = None
+
+
+def job_states(sweep_dir: Path) -> list[JobState]:
+    """Every job of the sweep: from its folder, plus the planned jobs that have no folder."""
+    states: list[JobState] = []
+    seen: set[int] = set()
+    for folder in sorted((p for p in sweep_dir.iterdir() if p.is_dir()), key=_order):
+        num = _num(folder)
+        if (folder / ERROR_FILE).is_file():
+            state = "failed"
+        elif (folder / METRICS_FILE).is_file():
+            state = "ok"
+        elif (folder / RUN_FILE).is_file() or any(folder.iterdir()):
+            state = "unfinished"
+        else:
+            continue
+        if num is not None:
+            seen.add(num)
+        states.append(JobState(num, folder.name, state, folder))
+    for num, overrides in enumerate(planned_jobs(sweep_dir) or []):
+        if num not in seen:
+            states.append(JobState(num, " ".join(overrides), "not started"))
+    return states
+
+
+def _num(folder: Path) -> int | None:
+    head = folder.name.split("_", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
+def _order(folder: Path) -> tuple[int, str]:
+    num = _num(folder)
+    return (num if num is not None else 1 << 30, folder.name)

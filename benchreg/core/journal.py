@@ -1,0 +1,94 @@
+"""The answers of one run, appended to its folder as they arrive, so that a crash loses nothing.
+
+Each line is one answered request (sample id, status, raw text or structured answer, detail,
+latency, metadata). Lines are flushed after every batch and fsynced at most every
+``FSYNC_EVERY_S`` seconds (and on close). A line torn by a kill is ignored when the journal is read
+back. Answers with status ``error`` are kept for the record but asked again on resume.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benchreg.core.types import Prediction, Status
+
+JOURNAL_FILE = "journal.jsonl"
+FSYNC_EVERY_S = 1.0
+
+
+def _row(pred: Prediction) -> dict[str, Any]:
+    return {
+        "id": pred.sample_id,
+        "status": pred.status.value,
+        "answer": pred.answer,
+        "raw_text": pred.raw_text,
+        "detail": pred.detail,
+        "latency_s": pred.latency_s,
+        "metadata": pred.metadata,
+    }
+
+
+def _prediction(row: dict[str, Any]) -> Prediction:
+    return Prediction(
+        sample_id=str(row["id"]),
+        answer=row.get("answer"),
+        status=Status(row["status"]),
+        raw_text=row.get("raw_text"),
+        detail=row.get("detail"),
+        latency_s=row.get("latency_s"),
+        metadata=dict(row.get("metadata") or {}),
+    )
+
+
+class Journal:
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / JOURNAL_FILE
+        self._handle: Any = None
+        self._last_sync = 0.0
+
+    def load(self) -> dict[str, Prediction]:
+        """Answers journaled by earlier attempts of this run (errors left out: they are re-asked).
+        A torn last line is cut off so that new lines start on a clean line."""
+        if not self.path.is_file():
+            return {}
+        raw = self.path.read_bytes()
+        good_end = 0
+        found: dict[str, Prediction] = {}
+        for line in raw.splitlines(keepends=True):
+            try:
+                pred = _prediction(json.loads(line))
+            except (ValueError, KeyError, TypeError):
+                break
+            good_end += len(line)
+            if pred.status is Status.ERROR:
+                found.pop(pred.sample_id, None)
+            else:
+                found[pred.sample_id] = pred
+        if good_end < len(raw):
+            with self.path.open("r+b") as handle:
+                handle.truncate(good_end)
+        return found
+
+    def append(self, predictions: Sequence[Prediction]) -> None:
+        if self._handle is None:
+            self._handle = self.path.open("a", encoding="utf-8")
+        for pred in predictions:
+            line = json.dumps(_row(pred), ensure_ascii=False, default=str)
+            self._handle.write(line + "\n")
+        self._handle.flush()
+        now = time.monotonic()
+        if now - self._last_sync >= FSYNC_EVERY_S:
+            os.fsync(self._handle.fileno())
+            self._last_sync = now
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+            self._handle.close()
+            self._handle = None

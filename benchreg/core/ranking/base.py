@@ -1,0 +1,75 @@
+"""The shared shape of the ranking metrics: a per-query value averaged over the samples the
+metric applies to, with the count of those samples that had no scored answer.
+
+Per-sample statistics (columns): ``value``, ``counted`` (1 when the metric applies to the
+sample), ``scored`` (1 when it applies and the prediction was resolved), then any extra columns
+of the subclass. The value is ``sum(value) / sum(counted)``: an applicable sample without a
+scored prediction (missing, invalid, error) keeps ``missing_value`` (the worst value) and is
+counted as ``missing`` in the detail. ``n`` is the scored samples, ``denominator`` the
+applicable ones.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from benchreg.core.metric import Metric
+from benchreg.core.ranking.gate import Gate
+from benchreg.core.ranking.resolution import ResolvedRanking, resolved_of
+from benchreg.core.types import Prediction, Sample
+
+VALUE, COUNTED, SCORED = 0, 1, 2
+
+
+class RankingMetric(Metric):
+    missing_value: ClassVar[float] = 0.0
+    extra_columns: ClassVar[tuple[str, ...]] = ()  # summed into the detail under these names
+
+    def __init__(self, gate: str | None = None) -> None:
+        self.gate = Gate.parse(gate)
+
+    @abstractmethod
+    def applies(self, sample: Sample) -> bool:
+        """Whether the sample is in this metric's denominator."""
+
+    @abstractmethod
+    def value(self, sample: Sample, resolved: ResolvedRanking) -> float:
+        """The per-query value of a resolved prediction."""
+
+    def extras(self, sample: Sample, resolved: ResolvedRanking | None) -> Sequence[float]:
+        return ()
+
+    def stats(self, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> np.ndarray:
+        rows = np.zeros((len(samples), 3 + len(self.extra_columns)))
+        for i, (sample, prediction) in enumerate(zip(samples, predictions, strict=True)):
+            if not self.applies(sample):
+                continue
+            resolved = resolved_of(prediction)
+            value = self.missing_value if resolved is None else self.value(sample, resolved)
+            rows[i, :3] = (value, 1.0, float(resolved is not None))
+            if self.extra_columns:
+                rows[i, 3:] = self.extras(sample, resolved)
+        return rows
+
+    def reduce(self, totals: np.ndarray, n: int) -> np.ndarray:
+        totals = np.asarray(totals, dtype=float)
+        num, den = totals[..., VALUE : VALUE + 1], totals[..., COUNTED : COUNTED + 1]
+        return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+    def support(self, stats: np.ndarray, predictions: Sequence[Prediction]) -> tuple[int, int]:
+        return int(stats[:, SCORED].sum()), int(stats[:, COUNTED].sum())
+
+    def detail(self, stats: np.ndarray) -> dict[str, Any]:
+        totals = stats.sum(axis=0)
+        out: dict[str, Any] = {"missing": int(totals[COUNTED] - totals[SCORED])}
+        out.update({name: int(totals[3 + i]) for i, name in enumerate(self.extra_columns)})
+        if self.gate is not None:
+            if totals[COUNTED] > 0:
+                out.update(self.gate.report(float(self.reduce(totals, len(stats))[0])))
+            else:
+                out.update({"gate": str(self.gate), "pass": None})  # nothing to judge
+        return out

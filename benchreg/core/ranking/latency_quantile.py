@@ -1,0 +1,87 @@
+"""`latency_quantile`: a quantile of the per-query latency (``Prediction.latency_s``).
+
+Over the queries with a known latency x_(1) <= ... <= x_(m) (sorted), the q-quantile is the
+linear interpolation of numpy's default method::
+
+    h = (m - 1) q,   Q(q) = x_(floor h + 1) + (h - floor h) (x_(floor h + 2) - x_(floor h + 1))
+
+A bootstrap resample with integer weights w_j counts x_j w_j times (the same formula over the
+repeated values), so CIs resample queries like every other metric. ``n`` is the queries with a
+latency, ``denominator`` all queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from benchreg.core import registry
+from benchreg.core.metric import Metric
+from benchreg.core.ranking.gate import Gate
+from benchreg.core.types import Prediction, Sample
+
+
+def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> np.ndarray:
+    """Type-7 quantile of ``values`` (n,) repeated ``weights`` (..., n) times; NaN values are
+    skipped; 0.0 where nothing is left."""
+    keep = ~np.isnan(values)
+    order = np.argsort(values[keep], kind="stable")
+    x = values[keep][order]
+    w = np.asarray(weights, dtype=float)[..., keep][..., order]
+    lead = w.shape[:-1]
+    if x.size == 0:
+        return np.zeros(lead)
+    cum = np.cumsum(w, axis=-1)
+    total = cum[..., -1]
+    h = (np.maximum(total, 1.0) - 1.0) * q
+    lo, frac = np.floor(h), h - np.floor(h)
+    # the value at 0-based position p of the repeated sorted list: first j with cum_j > p
+    flat_cum = cum.reshape(-1, x.size)
+    idx_lo = np.array([np.searchsorted(c, p, side="right") for c, p in zip(
+        flat_cum, lo.reshape(-1), strict=True)])
+    idx_hi = np.array([np.searchsorted(c, p, side="right") for c, p in zip(
+        flat_cum, (lo + 1).reshape(-1), strict=True)])
+    idx_lo, idx_hi = np.minimum(idx_lo, x.size - 1), np.minimum(idx_hi, x.size - 1)
+    out = x[idx_lo] + frac.reshape(-1) * (x[idx_hi] - x[idx_lo])
+    return np.where(total.reshape(-1) > 0, out, 0.0).reshape(lead)
+
+
+@registry.metrics.register("latency_quantile")
+class LatencyQuantile(Metric):
+    def __init__(self, q: float = 0.5, gate: str | None = None) -> None:
+        if not 0.0 <= float(q) <= 1.0:
+            raise ValueError(f"q must lie in [0, 1], got {q}")
+        self.q = float(q)
+        self.gate = Gate.parse(gate)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (f"latency_p{round(self.q * 100):d}",)
+
+    def stats(self, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> np.ndarray:
+        return np.array(
+            [[p.latency_s if p.latency_s is not None else np.nan] for p in predictions],
+            dtype=float,
+        ).reshape(len(predictions), 1)
+
+    def totals(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        # a quantile is no function of column sums: carry the weights and the values instead
+        values = np.broadcast_to(stats[:, 0], weights.shape)
+        return np.concatenate([weights, values], axis=-1)
+
+    def reduce(self, totals: np.ndarray, n: int) -> np.ndarray:
+        totals = np.asarray(totals, dtype=float)
+        weights, values = totals[..., :n], totals[..., n:]
+        flat_values = values.reshape(-1, n)[0] if values.size else np.zeros(0)
+        return weighted_quantile(flat_values, weights, self.q)[..., None]
+
+    def support(self, stats: np.ndarray, predictions: Sequence[Prediction]) -> tuple[int, int]:
+        return int((~np.isnan(stats[:, 0])).sum()), len(stats)
+
+    def detail(self, stats: np.ndarray) -> dict[str, Any]:
+        if self.gate is None or not (~np.isnan(stats[:, 0])).any():
+            return {}
+        value = float(weighted_quantile(stats[:, 0], np.ones(len(stats)), self.q))
+        return self.gate.report(value)

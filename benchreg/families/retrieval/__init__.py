@@ -1,0 +1,28 @@
+"""b-2 retrieval: six modalities (pdf, image, ui_screenshot, video, code, conversation) of
+multimodal memory retrieval, per spec 004 (../shared/specs/004_*.txt).
+
+Components: loader `retrieval` (loader.py, records.py, manifest.py), answer schema
+`retrieval_results` (answer.py), parser `retrieval_json` (parser.py), prediction reader
+`retrieval_run` (predictions.py: JSON Lines or TREC run + atoms), resolver `retrieval_regions`
+(resolver.py, overlap.py), counter `retrieval` (metrics.py; the metrics are the core's ranking
+metrics, benchreg.core.ranking), prompt renderer `retrieval` (prompts.py), baseline `bm25`
+(baseline.py, bm25.py, chunkers.py, corpus.py), analysis `retrieval_modalities` (analysis.py),
+validator `retrieval_sets` (validators.py, regions.py, times.py).
+"""
+
+import benchreg.core.ranking  # noqa: F401  (registers the ranking metrics)
+from benchreg.core.family import register_family
+from benchreg.families.retrieval import (  # noqa: F401  (modules register their components)
+    analysis,
+    answer,
+    baseline,
+    loader,
+    metrics,
+    parser,
+    predictions,
+    prompts,
+    resolver,
+    validators,
+)
+
+register_family("retrieval", __file__, release_prompts="prompts", packages=("bm25s",))

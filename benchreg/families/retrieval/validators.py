@@ -1,0 +1,149 @@
+"""Rules of spec 004 sections 2-3 for set entries, and the `retrieval_sets` validator.
+
+:func:`check_entries` returns the valid entries and one error :class:`Finding` (``file:line``,
+``query_id: problem``) per violation: a record that is not an entry; an unknown split; a bad
+``as_of``; an unanswerable entry with gold or an answer; an answerable one without gold; a gold
+region of the wrong shape for the modality or naming a whole pdf/code/video file; a gold source
+missing from the manifest, of another modality, or observed after ``as_of`` (it could never be
+a valid hit); an ``origin.dataset``/``origin.revision`` pair absent from the manifest; a repeated
+query id. The loader drops such entries (the spec: the entry is void) and keeps the findings.
+
+The validator (``mode=validate`` and every load) reports those findings, checks the sha256 of
+every manifest file, and reports the unanswerable share per modality against the >= 15% target.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from benchreg.core import registry
+from benchreg.core.reader import Record
+from benchreg.core.types import Dataset, LoadContext
+from benchreg.core.validation import Finding
+from benchreg.families.retrieval.manifest import Manifest, sha256_problems
+from benchreg.families.retrieval.records import SPLITS, Entry
+from benchreg.families.retrieval.regions import region_problem
+from benchreg.families.retrieval.times import parse_time, time_problem
+
+UNANSWERABLE_TARGET = 0.15
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    entry: Entry
+    where: str  # file:line
+
+
+def _record_id(data: Any) -> str:
+    if isinstance(data, Mapping) and isinstance(data.get("query_id"), str):
+        return data["query_id"]
+    return "?"
+
+
+def entry_problems(entry: Entry, manifest: Manifest) -> list[str]:
+    problems = []
+    if entry.split not in SPLITS:
+        problems.append(f"unknown split {entry.split!r} (use {' or '.join(SPLITS)})")
+    as_of = None
+    if entry.as_of is not None:
+        if problem := time_problem(entry.as_of):
+            problems.append(f"as_of: {problem}")
+        else:
+            as_of = parse_time(entry.as_of)
+    if entry.unanswerable:
+        if entry.gold:
+            problems.append("an unanswerable entry must have empty gold")
+        if entry.answer is not None:
+            problems.append("an unanswerable entry must have answer null")
+    elif not entry.gold:
+        problems.append("an answerable entry needs at least one gold region")
+    for i, gold in enumerate(entry.gold):
+        row = manifest.rows.get(gold.source_id)
+        if row is None:
+            problems.append(f"gold[{i}]: source {gold.source_id!r} is not in the manifest")
+        elif row.modality != entry.modality:
+            problems.append(
+                f"gold[{i}]: source {gold.source_id!r} is {row.modality}, not {entry.modality}"
+            )
+        elif as_of is not None and row.observed_at and parse_time(row.observed_at) > as_of:
+            problems.append(
+                f"gold[{i}]: source {gold.source_id!r} was observed at {row.observed_at}, "
+                f"after as_of {entry.as_of}: it could never be a valid hit"
+            )
+        if problem := region_problem(entry.modality, gold.region, gold=True):
+            problems.append(f"gold[{i}]: {problem}")
+    if (entry.origin.dataset, entry.origin.revision) not in manifest.revisions():
+        problems.append(
+            f"origin {entry.origin.dataset!r} @ {entry.origin.revision!r} is not in the corpus "
+            "manifest (the entry is void)"
+        )
+    return problems
+
+
+def check_entries(
+    records: Iterable[Record], manifest: Manifest
+) -> tuple[list[Located], list[Finding]]:
+    valid: list[Located] = []
+    findings: list[Finding] = []
+    first_seen: dict[str, str] = {}
+    for record in records:
+        qid = _record_id(record.data)
+        try:
+            entry = Entry.model_validate(record.data)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            field = ".".join(str(p) for p in error["loc"]) or "entry"
+            findings.append(Finding(record.where, f"{qid}: {field}: {error['msg']}", "error"))
+            continue
+        if entry.query_id in first_seen:
+            findings.append(
+                Finding(
+                    record.where,
+                    f"{qid}: duplicate query_id (first at {first_seen[entry.query_id]})",
+                    "error",
+                )
+            )
+            continue
+        first_seen[entry.query_id] = record.where
+        problems = entry_problems(entry, manifest)
+        findings += [Finding(record.where, f"{qid}: {p}", "error") for p in problems]
+        if not problems:
+            valid.append(Located(entry, record.where))
+    return valid, findings
+
+
+def unanswerable_shares(entries: Iterable[Entry]) -> dict[str, tuple[int, int]]:
+    """modality -> (unanswerable entries, entries)."""
+    total: Counter[str] = Counter()
+    unanswerable: Counter[str] = Counter()
+    for entry in entries:
+        total[entry.modality] += 1
+        unanswerable[entry.modality] += entry.unanswerable
+    return {m: (unanswerable[m], total[m]) for m in sorted(total)}
+
+
+@registry.validators.register("retrieval_sets")
+def validate_sets(
+    dataset: Dataset, ctx: LoadContext, check_sha256: bool = True
+) -> list[Finding]:
+    findings = list(dataset.info.get("void", []))
+    manifest: Manifest = dataset.info["manifest_obj"]
+    if check_sha256:
+        findings += [Finding(w, p, "error") for w, p in sha256_problems(manifest)]
+    for modality, (k, n) in dataset.info.get("unanswerable", {}).items():
+        share = k / n if n else 0.0
+        if share < UNANSWERABLE_TARGET:
+            findings.append(
+                Finding(
+                    f"{ctx.task_name} ({modality})",
+                    f"unanswerable share {k}/{n} = {share:.1%} is below the "
+                    f"{UNANSWERABLE_TARGET:.0%} target of spec 004",
+                    "warning",
+                )
+            )
+    return findings
