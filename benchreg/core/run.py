@@ -31,7 +31,13 @@ from benchreg.core.scoring import (
     status_counts,
 )
 from benchreg.core.spec import TaskSpec
-from benchreg.core.system import System, SystemContext, SystemReport, check_answers
+from benchreg.core.system import (
+    Labelled,
+    System,
+    SystemContext,
+    SystemReport,
+    check_answers,
+)
 from benchreg.core.types import Dataset, LoadContext, Message, Prediction, Request, Sample
 from benchreg.core.validation import Finding
 
@@ -59,7 +65,8 @@ class RunOptions:
 class RunResult:
     spec: TaskSpec
     view: str | None
-    system_name: str
+    system_name: str  # display name (`model.label` when given)
+    system_identity: str  # tells two models apart in a sweep (never the label)
     data_root: Path
     dataset: Dataset
     samples: list[Sample]
@@ -154,7 +161,9 @@ def build_system(
     options: RunOptions = RunOptions(),
 ) -> System:
     ctx = SystemContext(spec, view, data_root, samples, options=asdict(options))
-    return registry.systems.get(str(system_cfg.get("name")))(system_cfg, ctx)
+    system: System = registry.systems.get(str(system_cfg.get("name")))(system_cfg, ctx)
+    label = system_cfg.get("label")
+    return Labelled(system, str(label)) if label else system
 
 
 @dataclass(slots=True)
@@ -241,10 +250,17 @@ async def aexecute(
         progress=options.progress,
     )
     seconds["score"] = time.perf_counter() - tic
+    degraded = sum(1 for p in predictions if p.degraded)
+    if degraded:
+        logger.warning(
+            f"{degraded} of {len(predictions)} answers were read only by a fallback "
+            "(`degraded` in samples.jsonl says why); they are scored as given"
+        )
     return RunResult(
         spec=spec,
         view=view,
         system_name=system.name,
+        system_identity=system.identity,
         data_root=prepared.data_root,
         dataset=prepared.dataset,
         samples=samples,

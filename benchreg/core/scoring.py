@@ -14,7 +14,7 @@ from benchreg.core.metric import Metric, MetricValue
 from benchreg.core.progress import Progress
 from benchreg.core.spec import MetricRef, TaskSpec
 from benchreg.core.stats import bootstrap_totals_ci, wilson_ci
-from benchreg.core.types import Prediction, Sample, Status
+from benchreg.core.types import Degraded, Prediction, Sample, Status
 
 STATS_CHUNK = 2000  # samples per call of Metric.stats (progress is reported between chunks)
 
@@ -76,14 +76,19 @@ def parse_and_check(spec: TaskSpec, samples: Sequence[Sample], preds: list[Predi
                 pred.status, pred.detail = Status.INVALID, "text output but the task has no parser"
                 continue
             try:
-                pred.answer = parser(pred.raw_text, sample, **parser_params)
+                parsed = parser(pred.raw_text, sample, **parser_params)
             except ParseError as exc:
                 pred.status, pred.detail = Status.INVALID, f"unparseable: {exc}"
                 continue
+            if isinstance(parsed, Degraded):
+                parsed, pred.degraded = parsed.answer, parsed.reason
+            pred.answer = parsed
         checked = schema.check(pred.answer, sample)
         pred.answer, pred.status = checked.answer, checked.status
         if checked.detail:
             pred.detail = checked.detail
+        if checked.degraded:
+            pred.degraded = checked.degraded
 
 
 def resolve(
@@ -236,6 +241,8 @@ def sample_rows(
             row["scores"] = scores
         if pred.detail:
             row["detail"] = pred.detail
+        if pred.degraded:
+            row["degraded"] = pred.degraded
         if pred.latency_s is not None:
             row["latency_s"] = pred.latency_s
         if pred.metadata:

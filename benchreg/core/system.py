@@ -57,7 +57,8 @@ class SystemReport:
 
 @runtime_checkable
 class System(Protocol):
-    name: str  # shown in tables and folder names
+    name: str  # shown in tables and folder names (`model.label` replaces it)
+    identity: str  # what the answers depend on; tells two models apart (never the label)
     needs_prompts: bool
 
     async def predict(self, requests: Sequence[Request]) -> list[Prediction]: ...
@@ -76,6 +77,10 @@ class BaseSystem:
     name = "system"
     needs_prompts = False
 
+    @property
+    def identity(self) -> str:
+        return self.name
+
     async def predict(self, requests: Sequence[Request]) -> list[Prediction]:
         raise NotImplementedError
 
@@ -89,9 +94,16 @@ class BaseSystem:
 class PerSampleSystem(BaseSystem):
     """Wraps a function ``sample -> answer | Prediction`` as a (trivially async) system."""
 
-    def __init__(self, name: str, answer: Callable[[Sample], Any]) -> None:
+    def __init__(
+        self, name: str, answer: Callable[[Sample], Any], identity: str | None = None
+    ) -> None:
         self.name = name
         self._answer = answer
+        self._identity = identity or name
+
+    @property
+    def identity(self) -> str:
+        return self._identity
 
     async def predict(self, requests: Sequence[Request]) -> list[Prediction]:
         out = []
@@ -110,12 +122,39 @@ class PredictionSetSystem(BaseSystem):
         self.name = name
         self.prediction_set = prediction_set
 
+    @property
+    def identity(self) -> str:
+        """The predictions' content, not the file name: same-named files of two models differ."""
+        from benchreg.core.io import sha256_file
+
+        digests = ",".join(sha256_file(p) for p in self.prediction_set.files)
+        return f"predictions:sha256={digests}"
+
     async def predict(self, requests: Sequence[Request]) -> list[Prediction]:
         by_id = self.prediction_set.by_id
         return [by_id.get(r.sample.id) or Prediction.missing(r.sample.id) for r in requests]
 
     def report(self) -> SystemReport:
         return SystemReport.of(self.prediction_set)
+
+
+class Labelled:
+    """A system shown under the user's `model.label`; its identity stays the system's own."""
+
+    def __init__(self, system: System, label: str) -> None:
+        self.system = system
+        self.name = label
+        self.identity = system.identity
+        self.needs_prompts = system.needs_prompts
+
+    async def predict(self, requests: Sequence[Request]) -> list[Prediction]:
+        return await self.system.predict(requests)
+
+    def report(self) -> SystemReport:
+        return self.system.report()
+
+    async def aclose(self) -> None:
+        await self.system.aclose()
 
 
 def check_answers(system: System, requests: Sequence[Request], answers: Any) -> list[Prediction]:

@@ -57,6 +57,9 @@ class Prediction:
     # What the task's resolver made of the answer against the sample's gold (e.g. which gold
     # regions each ranked result hits); None for tasks without a resolver.
     resolved: Any = None
+    # Why the answer was only read by a fallback (e.g. free text instead of the requested JSON);
+    # None when it was read as asked. The answer is scored as given either way.
+    degraded: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -103,11 +106,21 @@ class PredictionSet:
 
 @dataclass(frozen=True, slots=True)
 class Checked:
-    """An answer after schema validation."""
+    """An answer after schema validation (``degraded``: read only by a fallback, and why)."""
 
     answer: Any
     status: Status = Status.OK
     detail: str | None = None
+    degraded: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Degraded:
+    """What a parser returns when it could read an answer only by a fallback: the answer is
+    used as usual and the prediction is flagged ``degraded`` with ``reason``."""
+
+    answer: Any
+    reason: str
 
 
 # --- component protocols ------------------------------------------------------------------------

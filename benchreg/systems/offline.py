@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping
 from pathlib import Path
@@ -46,7 +47,8 @@ def baseline_system(cfg: Mapping[str, Any], ctx: SystemContext) -> PerSampleSyst
         )
     params = {**ref.params, **dict(cfg.get("params") or {})}
     answer = registry.baselines.build(ref.name, params, ctx)
-    return PerSampleSystem(f"baseline:{ref.name}", answer)
+    identity = f"baseline:{ref.name}" + (f":{json.dumps(params, sort_keys=True)}" if params else "")
+    return PerSampleSystem(f"baseline:{ref.name}", answer, identity)
 
 
 @registry.systems.register("random")

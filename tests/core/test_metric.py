@@ -164,3 +164,29 @@ def test_no_bootstrap_leaves_non_binary_values_without_ci() -> None:
     preds = [Prediction("a", answer=0.5), Prediction("b", answer=1.0)]
     scores = score(_spec([{"name": "test_closeness", "primary": True}]), samples, preds, n_boot=0)
     assert scores.values["closeness"].ci95 is None
+
+
+def test_a_degraded_parse_is_flagged_and_scored_as_given() -> None:
+    from benchreg.core.scoring import parse_and_check, sample_rows
+    from benchreg.core.types import Degraded
+
+    def lenient(text: str, sample: Sample) -> object:
+        return Degraded(int(text.strip()), "bare number instead of JSON") if text.isdigit() else 0
+
+    registry.parsers.add("test_lenient", lenient)
+    spec = _spec([{"name": "accuracy", "primary": True}]).model_copy(
+        update={"parser": registry_ref("test_lenient")}
+    )
+    samples = [Sample(f"s{i}", {"candidate_completed_smiles": ["C", "N"]}, 1) for i in range(2)]
+    preds = [Prediction("s0", raw_text="1"), Prediction("s1", raw_text="{...}")]
+    parse_and_check(spec, samples, preds)
+    assert preds[0].answer == 1 and preds[0].degraded == "bare number instead of JSON"
+    assert preds[1].answer == 0 and preds[1].degraded is None
+    rows = sample_rows(samples, preds, {}, "accuracy")
+    assert rows[0]["degraded"] == "bare number instead of JSON" and "degraded" not in rows[1]
+
+
+def registry_ref(name: str) -> object:
+    from benchreg.core.spec import ComponentRef
+
+    return ComponentRef(name=name)

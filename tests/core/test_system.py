@@ -110,3 +110,31 @@ def test_prediction_set_system_answers_missing_for_absent_ids() -> None:
     assert answers[1].status is Status.MISSING and answers[1].sample_id == "r2"
     assert system.report().unknown_ids == ["zz"]
     assert spec.name == "molp2s/gap"
+
+
+def test_a_label_renames_the_system_but_keeps_its_identity() -> None:
+    spec = load_task("molp2s/gap")
+    plain = run_task(spec, view="correct", system_cfg={"name": "random", "seed": 1}, roots={})
+    labelled = run_task(
+        spec, view="correct", system_cfg={"name": "random", "seed": 1, "label": "coin"}, roots={}
+    )
+    assert labelled.system_name == "coin" and plain.system_name == "random(seed=1)"
+    assert labelled.system_identity == plain.system_identity == "random(seed=1)"
+
+
+def test_same_named_prediction_files_have_different_identities(tmp_path) -> None:
+    import json
+
+    spec = load_task("molp2s/gap")
+    ids = []
+    for model, index in (("a", 0), ("b", 1)):
+        folder = tmp_path / model
+        folder.mkdir()
+        path = folder / "results.jsonl"
+        path.write_text(json.dumps({"record_id": "x", "selected_candidate_index": index}) + "\n")
+        result = run_task(
+            spec, view="correct", system_cfg={"name": "predictions", "path": str(path)}, roots={}
+        )
+        ids.append((result.system_name, result.system_identity))
+    assert ids[0][0] == ids[1][0] == "predictions:results.jsonl"
+    assert ids[0][1] != ids[1][1] and ids[0][1].startswith("predictions:sha256=")
