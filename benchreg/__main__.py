@@ -1,11 +1,11 @@
-"""`python -m benchreg ...`: the Hydra app, plus `--version` and the `analyze` and `tasks`
-subcommands."""
+"""`python -m benchreg ...`: the Hydra app, plus `--version` and the `analyze`, `tasks`, `report`
+and `compare` subcommands."""
 
 from __future__ import annotations
 
 import sys
 
-SUBCOMMANDS = ("analyze", "tasks")
+SUBCOMMANDS = ("analyze", "tasks", "report", "compare")
 
 
 def main() -> None:

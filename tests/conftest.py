@@ -25,3 +25,10 @@ def shared_path(*parts: str) -> Path:
 @pytest.fixture
 def shared() -> object:
     return shared_path
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Caches (responses, validation results, models) go to a temp folder, never to the user's
+    ~/.cache/benchreg; CLI subprocesses inherit it."""
+    os.environ.setdefault("BENCHREG_CACHE_DIR", str(tmp_path_factory.mktemp("benchreg_cache")))

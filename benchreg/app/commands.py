@@ -1,4 +1,5 @@
-"""Subcommands that are not a Hydra job: `analyze <sweep_dir>` and `tasks`."""
+"""Subcommands that are not a Hydra job: `analyze <sweep_dir>`, `tasks`, `report <sweep_dir>` and
+`compare <sweep A> [<sweep B>]`."""
 
 from __future__ import annotations
 
@@ -35,10 +36,42 @@ def main(argv: list[str]) -> int:
         help="a folder of task entries (DIR/task/<group>/<name>.yaml or DIR/<group>/<name>.yaml)",
     )
     tasks.add_argument("overrides", nargs="*", help="hydra.searchpath=[file:///DIR,...]")
+    report = sub.add_parser(
+        "report",
+        help="write a sweep's HTML report, figures and markdown",
+        description="Write <sweep_dir>/report/: index.html (self-contained), report.md and "
+        "figures/*.svg. Figures need matplotlib: pip install 'benchreg[reports]'.",
+    )
+    report.add_argument("sweep_dir", type=Path)
+    report.add_argument(
+        "--out", type=Path, default=None, help="folder (default <sweep_dir>/report)"
+    )
+    comp = sub.add_parser(
+        "compare",
+        help="paired per-sample comparison of two systems",
+        description="Compare two sweeps (or two models of one sweep) task by task: paired "
+        "bootstrap CI of the mean difference, exact McNemar (0/1 scores) or Wilcoxon, Holm "
+        "correction across tasks. Refuses when the data sha256 differ.",
+    )
+    comp.add_argument("sweep_a", type=Path)
+    comp.add_argument("sweep_b", type=Path, nargs="?", default=None)
+    comp.add_argument("--a", default=None, metavar="MODEL", help="model of side A (name or id)")
+    comp.add_argument("--b", default=None, metavar="MODEL", help="model of side B (name or id)")
+    comp.add_argument("--out", type=Path, default=None, help="folder (default <sweep_a>/compare)")
+    comp.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples")
+    comp.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:
         if args.command == "analyze":
             return _analyze(args.sweep_dir)
+        if args.command == "report":
+            return _report(args.sweep_dir, args.out)
+        if args.command == "compare":
+            from benchreg.app.compare import run
+
+            return run(
+                args.sweep_a, args.sweep_b, args.a, args.b, args.out, args.bootstrap, args.seed
+            )
         return _tasks(args.searchpath + _searchpath_overrides(args.overrides), args.json)
     except BenchregError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
@@ -68,6 +101,19 @@ def _analyze(sweep_dir: Path) -> int:
     if not sweep_dir.is_dir():
         raise BenchregError("not a folder", where=sweep_dir, fix="pass a multirun sweep dir")
     return 2 if report_sweep(sweep_dir) else 0
+
+
+def _report(sweep_dir: Path, out: Path | None) -> int:
+    from benchreg.app.report import write_report
+
+    if not sweep_dir.is_dir():
+        raise BenchregError("not a folder", where=sweep_dir, fix="pass a multirun sweep dir")
+    result = write_report(sweep_dir, out)
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    for path in (result.html, result.markdown, *result.figures):
+        print(f"wrote {path}")
+    return 0
 
 
 def _tasks(folders: list[Path], as_json: bool) -> int:

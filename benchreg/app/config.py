@@ -6,17 +6,20 @@ turns it into a spec. Hydra composes only the app config (model, roots, run opti
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import difflib
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from omegaconf import DictConfig, OmegaConf
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchreg.core.errors import BenchregError
 from benchreg.core.run import RunOptions
 from benchreg.core.spec import TaskSpec
 
 MODES = ("run", "validate", "prompts")
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 def register_family_roots() -> None:
@@ -31,7 +34,7 @@ def register_family_roots() -> None:
 
 
 def to_dict(node: Any) -> dict[str, Any]:
-    return OmegaConf.to_container(node, resolve=True) or {}  # type: ignore[return-value]
+    return to_plain(node)
 
 
 def searchpath_folders(searchpath: Iterable[str] | None) -> list[Path]:
@@ -59,23 +62,268 @@ def task_spec(cfg: DictConfig, searchpath: Iterable[str] = ()) -> TaskSpec:
 
 
 def mode(cfg: DictConfig) -> str:
-    value = str(cfg.get("mode", "run"))
-    if value not in MODES:
-        raise BenchregError(f"unknown mode {value!r}", fix=f"choose one of {', '.join(MODES)}")
-    return value
+    return app_settings(cfg).mode
+
+
+# --- the schema of every app option (`run.*`, `model.*`, `mode`, `view`, `roots.*`) -------------
+
+
+class RunSettings(BaseModel):
+    """`run.*`: strict types (a quoted number or `no` is not taken for an int or a bool)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    batch_size: int = Field(64, ge=1)
+    limit: int | None = Field(None, ge=1)
+    bootstrap: int = Field(1000, ge=0)
+    seed: int = Field(0, ge=0, le=2**32 - 1)
+    progress: bool = True
+    cache: Literal["read_write", "read_only", "off"] = "read_write"
+    cache_dir: str | None = None
+    overwrite: bool = False
+    final: bool = False
+
+
+class _ModelBase(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str
+    label: str | None = None
+
+
+class BaselineModel(_ModelBase):
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class RandomModel(_ModelBase):
+    seed: int = Field(0, ge=0)
+
+
+class PredictionsModel(_ModelBase):
+    path: str = Field(min_length=1)
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+MODEL_SCHEMAS: dict[str, type[BaseModel]] = {
+    "baseline": BaselineModel,
+    "random": RandomModel,
+    "predictions": PredictionsModel,
+}
+
+
+def _chat_schemas() -> dict[str, type[BaseModel]]:
+    try:
+        from benchreg.systems.chat_config import ChatConfig, LlamaConfig
+    except ImportError:  # pragma: no cover - the model-server systems are optional
+        return {}
+    return {"openai": ChatConfig, "llama_cpp": LlamaConfig}
+
+
+class AppSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    task: str = Field(min_length=1)
+    view: str | None = None
+    mode: Literal["run", "validate", "prompts"] = "run"
+    run: RunSettings = Field(default_factory=RunSettings)
+    roots: dict[str, str | None] = Field(default_factory=dict)
+    model: dict[str, Any] = Field(default_factory=dict)
+    chunker: Any = None
+
+
+def app_settings(cfg: DictConfig | Mapping[str, Any]) -> AppSettings:
+    """Validate the composed app config (not `hydra.*`); one error naming the key and the fix."""
+    plain = to_plain(cfg)
+    plain.pop("hydra", None)
+    if isinstance(plain.get("view"), int) and not isinstance(plain.get("view"), bool):
+        plain["view"] = str(plain["view"])  # `view=1` reads as an int; views are names
+    reject_secrets(plain)
+    settings = _validated(AppSettings, plain, prefix="")
+    validate_roots(settings.roots)
+    validate_model(settings.model)
+    return settings
+
+
+def reject_secrets(node: Any, prefix: str = "") -> None:
+    """No secret in the config (from a config file, an override or `${oc.env:...}`): it would
+    reach provenance.json, folder names and logs. Systems read keys from the environment."""
+    from benchreg.core.provenance import is_secret_key, looks_secret
+
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            name = f"{prefix}{key}"
+            if is_secret_key(key) and value not in (None, "", {}, []):
+                raise _secret_error(name)
+            reject_secrets(value, f"{name}.")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            reject_secrets(value, f"{prefix}{index}.")
+    elif isinstance(node, str) and looks_secret(node):
+        raise _secret_error(prefix.rstrip("."))
+
+
+def _secret_error(key: str) -> BenchregError:
+    return BenchregError(
+        f"{key} holds a secret (by its name or its form); secrets are never stored in the config",
+        fix="keep it in an environment variable and name the variable, e.g. "
+        "model.api_key_env=OPENAI_API_KEY",
+    )
+
+
+def validate_roots(roots: Mapping[str, Any]) -> None:
+    from benchreg.core import registry
+
+    known = registry.families.names()
+    for family in roots:
+        if family not in known:
+            near = difflib.get_close_matches(family, known, n=1, cutoff=0.5)
+            hint = f"did you mean roots.{near[0]}? " if near else ""
+            raise BenchregError(
+                f"unknown option roots.{family}: no such family",
+                fix=f"{hint}families: {', '.join(known)}",
+            )
+
+
+def validate_model(model: Mapping[str, Any]) -> BaseModel | None:
+    """`model.*` against the schema of the chosen system (its conf/model/<name>.yaml)."""
+    from benchreg.core import registry
+
+    name = model.get("name")
+    if not isinstance(name, str) or not name:
+        raise BenchregError(
+            "model.name is not set", fix="choose a system: model=baseline|random|predictions|..."
+        )
+    schemas = {**MODEL_SCHEMAS, **_chat_schemas()}
+    schema = schemas.get(name)
+    if schema is None:
+        if name not in registry.systems:
+            raise BenchregError(
+                f"model.name={name!r}: unknown system",
+                fix=f"known systems: {', '.join(registry.systems.names())}",
+            )
+        return None  # a system registered by another package validates its own config
+    data = {k: v for k, v in model.items() if not (k == "path" and v == "???")}
+    if name == "predictions" and "path" not in data:
+        raise BenchregError(
+            "model=predictions needs a file", fix="add model.path=<predictions file>"
+        )
+    return _validated(schema, data, prefix="model.")
+
+
+def _validated(schema: type[ModelT], data: Mapping[str, Any], *, prefix: str) -> ModelT:
+    try:
+        return schema.model_validate(dict(data), strict=True)
+    except ValidationError as exc:
+        raise config_error(exc, schema, data, prefix) from None
+
+
+def config_error(
+    exc: ValidationError, schema: type[BaseModel], data: Mapping[str, Any], prefix: str
+) -> BenchregError:
+    error = exc.errors()[0]
+    loc = [str(p) for p in error["loc"] if not str(p).startswith(("function-", "constrained-"))]
+    loc = [p for p in loc if p not in ("int", "str", "none", "bool", "float", "literal")]
+    key = prefix + ".".join(loc)
+    if error["type"] == "extra_forbidden":
+        known = _fields_at(schema, loc[:-1])
+        near = difflib.get_close_matches(loc[-1], known, n=1, cutoff=0.5)
+        hint = f"did you mean {prefix}{'.'.join([*loc[:-1], near[0]])}? " if near else ""
+        return BenchregError(f"unknown option {key}", fix=f"{hint}known: {', '.join(known)}")
+    value = _value_at(data, loc)
+    shown = repr(value) if value is not _MISSING else "(missing)"
+    return BenchregError(
+        f"bad value {key}={shown}: {error['msg']}",
+        fix=f"set {key}=<{_expected(schema, loc) or 'a valid value'}>",
+    )
+
+
+_MISSING = object()
+
+
+def _value_at(data: Mapping[str, Any], loc: list[str]) -> Any:
+    node: Any = data
+    for part in loc:
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return _MISSING
+    return node
+
+
+def _field(schema: type[BaseModel], loc: list[str]) -> Any:
+    model: Any = schema
+    info = None
+    for part in loc:
+        fields = getattr(model, "model_fields", None)
+        if not fields or part not in fields:
+            return info
+        info = fields[part]
+        model = info.annotation
+    return info
+
+
+def _fields_at(schema: type[BaseModel], loc: list[str]) -> list[str]:
+    model: Any = schema
+    for part in loc:
+        fields = getattr(model, "model_fields", {})
+        if part not in fields:
+            return []
+        model = fields[part].annotation
+    return sorted(getattr(model, "model_fields", {}))
+
+
+def _expected(schema: type[BaseModel], loc: list[str]) -> str:
+    info = _field(schema, loc)
+    if info is None:
+        return ""
+    text = _type_name(info.annotation)
+    nullable = text.endswith(" or null")
+    text = text.removesuffix(" or null")
+    for item in info.metadata:
+        for attr, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+            bound = getattr(item, attr, None)
+            if bound is not None:
+                text += f" {sign} {bound}"
+    return f"{text} or null" if nullable else text
+
+
+def _type_name(annotation: Any) -> str:
+    args = get_args(annotation)
+    if get_origin(annotation) is Literal:
+        return "|".join(map(str, args))
+    if args and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        return " or ".join(_type_name(a) for a in rest) + " or null"
+    if annotation is bool:
+        return "true|false"
+    return getattr(annotation, "__name__", str(annotation))
+
+
+def to_plain(cfg: DictConfig | Mapping[str, Any]) -> dict[str, Any]:
+    """The config as plain data; an interpolation that fails to resolve is one clear error."""
+    from omegaconf.errors import OmegaConfBaseException
+
+    if not isinstance(cfg, DictConfig):
+        return dict(cfg)
+    try:
+        return OmegaConf.to_container(cfg, resolve=True) or {}  # type: ignore[return-value]
+    except OmegaConfBaseException as exc:
+        key = getattr(exc, "full_key", None) or ""
+        raise BenchregError(
+            f"cannot resolve {key or 'the config'}: {str(exc).splitlines()[0]}",
+            fix="check the ${...} interpolations in your overrides",
+        ) from None
 
 
 def run_options(cfg: DictConfig) -> RunOptions:
-    run = cfg.get("run", {})
-    cache_dir = run.get("cache_dir")
+    run = app_settings(cfg).run
     return RunOptions(
-        batch_size=int(run.get("batch_size", 64)),
-        limit=run.get("limit"),
-        n_boot=int(run.get("bootstrap", 1000)),
-        seed=int(run.get("seed", 0)),
-        progress=bool(run.get("progress", True)),
-        cache=str(run.get("cache", "read_write")),
-        cache_dir=str(cache_dir) if cache_dir else None,
-        overwrite=bool(run.get("overwrite", False)),
-        final=bool(run.get("final", False)),
+        batch_size=run.batch_size,
+        limit=run.limit,
+        n_boot=run.bootstrap,
+        seed=run.seed,
+        progress=run.progress,
+        cache=run.cache,
+        cache_dir=run.cache_dir or None,
+        overwrite=run.overwrite,
+        final=run.final,
     )

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import logging
+import os
+import secrets
 import signal
 import sys
 import traceback
@@ -18,8 +22,10 @@ from omegaconf import DictConfig, OmegaConf
 
 from benchreg.app import modes
 from benchreg.app.callbacks import SWEEP_RESULT
-from benchreg.app.config import mode, register_family_roots, task_spec
+from benchreg.app.config import app_settings, register_family_roots, task_spec
+from benchreg.app.errors import os_error, reject_secret_overrides, reword
 from benchreg.core.errors import BenchregError
+from benchreg.core.provenance import redact, redact_override, redact_text
 from benchreg.core.records import write_error
 from benchreg.resources import conf_dir
 
@@ -30,8 +36,31 @@ def _slug(*parts: Any) -> str:
     return "_".join(str(p).replace("/", "-") for p in parts if p not in (None, "", "None"))
 
 
+UID_ENV = "BENCHREG_RUN_UID"
+JOB_ERROR_KEY = "benchreg_job_error"  # set by the sweeper on a job whose overrides are bad
+
+
+_UID = secrets.token_hex(3)
+
+
+def _uid() -> str:
+    """A short token unique to this command, so two runs started in the same second never share
+    a folder; :func:`main` sets a fresh one in the environment, where launcher workers (other
+    processes that compose the same job) find it."""
+    return os.environ.get(UID_ENV) or _UID
+
+
 OmegaConf.register_new_resolver("benchreg_slug", _slug, replace=True)
+OmegaConf.register_new_resolver("benchreg_uid", _uid, replace=True)
 register_family_roots()
+
+
+def encode_job_error(message: str) -> str:
+    return base64.urlsafe_b64encode(message.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def decode_job_error(value: str) -> str:
+    return base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode("utf-8")
 
 
 def reject_task_group_folders(argv: list[str]) -> None:
@@ -55,7 +84,11 @@ def run_job(
     cfg: DictConfig, out_dir: Path, searchpath: Iterable[str] = (), *, multirun: bool = False
 ) -> dict[str, Any]:
     """One job: the result of the selected mode (`failed` is true when it found errors)."""
-    selected = mode(cfg)
+    job_error = cfg.get(JOB_ERROR_KEY)
+    if job_error:
+        raise BenchregError(decode_job_error(str(job_error)))
+    selected = app_settings(cfg).mode  # every run.* / model.* option checked before any work
+    check_output_folder(out_dir)
     spec = task_spec(cfg, searchpath)
     if selected == "validate":
         report = modes.validate(spec, cfg, out_dir)
@@ -65,11 +98,22 @@ def run_job(
     return {"record": modes.run(spec, cfg, out_dir, multirun=multirun), "failed": False}
 
 
+def log_sweep_progress(sweep_dir: Path, num: int) -> None:
+    """`sweep: job 3 of 45 starts (2 done)`, read from the sweep folder (so under any launcher)."""
+    from benchreg.app.sweepfolder import job_states, planned_jobs
+
+    total = len(planned_jobs(sweep_dir) or [])
+    done = sum(1 for job in job_states(sweep_dir) if job.state in ("ok", "failed"))
+    logger.info(f"sweep: job {num + 1} of {total or '?'} starts ({done} done)")
+
+
 @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
 def hydra_entry(cfg: DictConfig) -> dict[str, Any]:
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
+    if multirun:
+        log_sweep_progress(out_dir.parent, hydra_cfg.job.num)
     try:
         result = run_job(cfg, out_dir, hydra_cfg.searchpath, multirun=multirun)
         _state["failures"] += int(result["failed"])
@@ -80,14 +124,52 @@ def hydra_entry(cfg: DictConfig) -> dict[str, Any]:
             _drop_if_empty(out_dir)
             sys.exit(exc.exit_code)
         message = exc.message
+    except OSError as exc:
+        error = os_error(exc)
+        logger.error(error.message)
+        if not multirun:
+            _drop_if_empty(out_dir)
+            sys.exit(error.exit_code)
+        message = error.message
     except Exception as exc:
         if not multirun:
             raise
-        message = f"{type(exc).__name__}: {exc}"
-        logger.error(f"job failed: {message}\n{traceback.format_exc()}")
+        message = redact_text(f"{type(exc).__name__}: {exc}")
+        logger.error(f"job failed: {message}\n{redact_text(traceback.format_exc())}")
     _state["failures"] += 1
-    write_error(out_dir, cfg.get("task"), cfg.get("view"), cfg.model.get("name"), message)
+    model = cfg.get("model")
+    write_error(
+        out_dir,
+        _plain(cfg, "task"),
+        _plain(cfg, "view"),
+        model.get("name") if hasattr(model, "get") else None,
+        redact_text(message),
+    )
     return {"error": message, "failed": True}
+
+
+def _plain(cfg: DictConfig, key: str) -> Any:
+    value = cfg.get(key)
+    return value if value is None or isinstance(value, str | int | float | bool) else str(value)
+
+
+def check_output_folder(out_dir: Path) -> None:
+    """The run folder must be a writable folder: found now, not after the evaluation."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BenchregError(
+            "the output folder is a file", where=out_dir, fix="choose another hydra.run.dir"
+        )
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with open(out_dir / f".write-test-{os.getpid()}", "w", encoding="utf-8") as handle:
+            handle.write("")
+        os.unlink(handle.name)
+    except OSError as exc:
+        raise BenchregError(
+            f"the output folder is not writable ({exc.strerror or type(exc).__name__})",
+            where=out_dir,
+            fix="choose a writable hydra.run.dir / hydra.sweep.dir",
+        ) from None
 
 
 def _drop_if_empty(out_dir: Path) -> None:
@@ -96,17 +178,83 @@ def _drop_if_empty(out_dir: Path) -> None:
         out_dir.rmdir()
 
 
+def _redact_record(record: Any) -> None:
+    record["message"] = redact_text(record["message"])
+
+
+def _save_redacted(cfg: Any, filename: str, output_dir: Path) -> None:
+    """Hydra's `.hydra/` copies (hydra.output_subdir), written with secrets redacted."""
+    output_dir.mkdir(parents=True, exist_ok=True)
+    plain = OmegaConf.to_container(cfg, resolve=False)
+    if isinstance(plain, list):
+        safe: Any = [redact_override(str(item)) for item in plain]
+    else:
+        safe = redact(plain)
+        job = safe.get("job") if isinstance(safe, dict) else None
+        if isinstance(job, dict) and isinstance(job.get("override_dirname"), str):
+            job["override_dirname"] = ",".join(
+                redact_override(o) for o in job["override_dirname"].split(",")
+            )
+        overrides = safe.get("overrides") if isinstance(safe, dict) else None
+        for key in ("task", "hydra"):
+            if isinstance(overrides, dict) and isinstance(overrides.get(key), list):
+                overrides[key] = [redact_override(str(o)) for o in overrides[key]]
+    with open(output_dir / filename, "w", encoding="utf-8") as handle:
+        handle.write(OmegaConf.to_yaml(OmegaConf.create(safe)))
+
+
+def _raise_through(func: Any) -> Any:
+    """Replaces Hydra's `run_and_report` (which prints multi-line errors and exits 1): errors
+    reach :func:`main`, which words them in one line."""
+    return func()
+
+
+def install_hydra_guards() -> None:
+    import hydra._internal.utils as hydra_utils
+    import hydra.core.utils as hydra_core_utils
+
+    if not os.environ.get("HYDRA_FULL_ERROR"):
+        hydra_utils.run_and_report = _raise_through
+    hydra_core_utils._save_config = _save_redacted  # type: ignore[assignment]
+    previous = logging.getLogRecordFactory()
+    if getattr(previous, "benchreg_redacts", False):
+        return
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        if record.name.startswith("hydra"):
+            record.msg, record.args = redact_text(record.getMessage()), None
+        return record
+
+    factory.benchreg_redacts = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(factory)
+
+
+def _fail(error: BenchregError) -> None:
+    logger.error(error.message)
+    sys.exit(error.exit_code)
+
+
 def main() -> None:
     logger.remove()
+    logger.configure(patcher=_redact_record)
     logger.add(sys.stderr, level="INFO", format="<level>{level: <7}</level> {message}")
     try:
         reject_task_group_folders(sys.argv[1:])
+        reject_secret_overrides(sys.argv[1:])
     except BenchregError as exc:
-        logger.error(exc.message)
-        sys.exit(exc.exit_code)
+        _fail(exc)
+    install_hydra_guards()
+    os.environ[UID_ENV] = secrets.token_hex(3)
     stopped_by = _stop_on_signals()
     try:
         hydra_entry()
+    except BenchregError as exc:
+        _fail(exc)
+    except BrokenPipeError:  # the reader went away (`--help | head`): stop quietly
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
     except KeyboardInterrupt:
         signame = stopped_by.get("signal", "SIGINT")
         logger.error(
@@ -115,6 +263,11 @@ def main() -> None:
             "resume without asking twice"
         )
         sys.exit(143 if signame == "SIGTERM" else 130)
+    except Exception as exc:
+        error = reword(exc) or (os_error(exc) if isinstance(exc, OSError) else None)
+        if error is None:
+            raise
+        _fail(error)
     if _state["failures"] or SWEEP_RESULT.get("not_ok"):
         sys.exit(2)
 

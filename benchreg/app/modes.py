@@ -23,6 +23,7 @@ from benchreg.core.run import (
     render_prompts,
     run_sync,
     run_validators,
+    template_files,
 )
 from benchreg.core.runfolder import open_run_folder, run_fingerprint
 from benchreg.core.spec import TaskSpec
@@ -47,6 +48,7 @@ def run(
         options.result_options(),
     )
     info = {"task": spec.name, "view": prepared.view, "model": system_cfg.get("name")}
+    template_files(spec, prepared.data_root)  # present and inside their folders, before any work
     system = build_system_for(prepared, system_cfg, options)
     try:
         folder = open_run_folder(

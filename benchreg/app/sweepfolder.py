@@ -24,6 +24,8 @@ from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE, RUN_FILE
 
 SWEEP_FILE = "sweep.json"
 SWEEP_LOCK = ".sweep.lock"
+# folders of the sweep dir that are no job: `benchreg report` and `benchreg compare` outputs
+NOT_JOB_FOLDERS = frozenset({"report", "compare"})
 
 
 def claim_sweep(sweep_dir: Path, jobs: Sequence[Sequence[str]]) -> Any:
@@ -85,7 +87,7 @@ def job_states(sweep_dir: Path) -> list[JobState]:
     """Every job of the sweep: from its folder, plus the planned jobs that have no folder."""
     states: list[JobState] = []
     seen: set[int] = set()
-    for folder in sorted((p for p in sweep_dir.iterdir() if p.is_dir()), key=_order):
+    for folder in sorted((p for p in sweep_dir.iterdir() if _job_folder(p)), key=_order):
         num = _num(folder)
         if (folder / ERROR_FILE).is_file():
             state = "failed"
@@ -102,6 +104,11 @@ def job_states(sweep_dir: Path) -> list[JobState]:
         if num not in seen:
             states.append(JobState(num, " ".join(overrides), "not started"))
     return states
+
+
+def _job_folder(path: Path) -> bool:
+    """Not a launcher's own folder (submitit's `.submitit/`, hidden ones) nor the report's."""
+    return path.is_dir() and not path.name.startswith(".") and path.name not in NOT_JOB_FOLDERS
 
 
 def _num(folder: Path) -> int | None:

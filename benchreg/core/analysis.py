@@ -3,15 +3,32 @@
 An analysis is registered by name (`registry.analyses`) as ``fn(jobs, **params) -> AnalysisReport``
 and named in a task entry's `analyses`. `python -m benchreg analyze <sweep_dir>` groups the sweep's
 jobs by the analyses their tasks name and writes each report as markdown + JSON.
+
+Models are told apart by their identity (`metrics.json` `model_id`: the predictions file's sha256,
+the baseline and its params, the server, model and generation settings), never by the display name
+alone: two predictions files both called `results.json` are two models. Analyses group jobs with
+:func:`system_labels` and index them with :func:`unique_jobs`, which makes two jobs of the same
+model, data root, task and view in one sweep a named error (:class:`DuplicateJobError`) instead of
+a silent overwrite. :func:`run_analyses` turns such an error into a failed report (its `error`),
+so the sweep summary still gets written and says which analysis failed and why.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+from loguru import logger
+
+from benchreg.core.errors import BenchregError
+
+PREDICTIONS_IDENTITY = "predictions:"  # identities of predictions files start so
 
 
 @dataclass
@@ -36,7 +53,40 @@ class JobRecord:
 
     @property
     def model(self) -> str:
+        """The display name (`model.label` when one was given)."""
         return str(self.metrics["model"])
+
+    @property
+    def model_id(self) -> str:
+        """The system's identity; run folders written before identities existed fall back to the
+        display name."""
+        return str(self.metrics.get("model_id") or self.metrics["model"])
+
+    @property
+    def label(self) -> str | None:
+        """The user's `model.label`, when the run had one (from the config in provenance.json)."""
+        model = (self.provenance.get("config") or {}).get("model") or {}
+        label = model.get("label") if isinstance(model, dict) else None
+        return str(label) if label else None
+
+    @property
+    def group(self) -> str:
+        """The model an analysis puts this job with: its identity; for a predictions file that
+        the user labelled (`model.label=`), the label, because one model's predictions for
+        several views or tasks are several files (several identities) that only the user can tie
+        together. Two jobs of one group, task and view are still an error (:func:`unique_jobs`)."""
+        if self.label and self.model_id.startswith(PREDICTIONS_IDENTITY):
+            return f"label:{self.label}"
+        return self.model_id
+
+    @property
+    def data_root(self) -> str:
+        return str(self.provenance.get("data_root") or self.metrics.get("data_root") or "")
+
+    @property
+    def system_key(self) -> tuple[str, str]:
+        """What an analysis groups by: (model group, data root)."""
+        return (self.group, self.data_root)
 
     @property
     def task_spec(self) -> dict[str, Any]:
@@ -55,6 +105,12 @@ class AnalysisReport:
     markdown: str
     data: dict[str, Any] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)  # extra files to write, name -> text
+    error: str | None = None  # set when the analysis failed (the markdown then says why)
+
+
+class DuplicateJobError(BenchregError):
+    """Two jobs of one sweep have the same model identity, data root, task and view: an analysis
+    cannot tell which one to use."""
 
 
 def read_jobs(sweep_dir: Path) -> list[JobRecord]:
@@ -84,8 +140,20 @@ def run_analyses(jobs: list[JobRecord]) -> list[AnalysisReport]:
     reports = []
     for ref, selected in wanted.values():
         fn = registry.analyses.get(ref["name"])
-        reports.append(fn(selected, **ref.get("params", {})))
+        try:
+            reports.append(fn(selected, **ref.get("params", {})))
+        except BenchregError as exc:
+            name = str(ref["name"])
+            message = exc.message.removeprefix(f"analysis {name}: ")
+            logger.error(f"analysis {name} failed: {message}")
+            reports.append(failed_report(name, message))
     return reports
+
+
+def failed_report(name: str, message: str) -> AnalysisReport:
+    """The report of an analysis that could not run: the error instead of a table."""
+    markdown = f"**Analysis `{name}` failed**: {message}\n\nNo result of this analysis is given.\n"
+    return AnalysisReport(name, markdown, {"error": message}, error=message)
 
 
 def write_reports(out_dir: Path, reports: list[AnalysisReport]) -> list[Path]:
@@ -105,6 +173,101 @@ def write_reports(out_dir: Path, reports: list[AnalysisReport]) -> list[Path]:
 
 # --- helpers shared by the families' analyses ----------------------------------------------------
 
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+SHORT_IDENTITY_MAX = 48
+
+
+def short_identity(identity: str) -> str:
+    """A readable form of an identity: every sha256 cut to its first 12 hex digits
+    (`predictions:sha256=0123456789ab`); an identity that is still long keeps its start and
+    gets a 10-hex digest of the whole, so two long identities stay apart."""
+    short = _SHA256.sub(lambda m: m.group(0)[:12], identity)
+    if len(short) <= SHORT_IDENTITY_MAX:
+        return short
+    digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:10]
+    return f"{short[: SHORT_IDENTITY_MAX - 12]}…#{digest}"
+
+
+def system_labels(jobs: Iterable[JobRecord]) -> dict[tuple[str, str], str]:
+    """:attr:`JobRecord.system_key` -> a label unique among ``jobs``: the display name (all of
+    them, `a / b`, when one model was shown under several names); the short identity in brackets
+    when another model shares a name (two files both called `results.json`); `@ <root>` when one
+    model ran on several data roots."""
+    names: dict[str, list[str]] = {}
+    roots: dict[str, list[str]] = {}
+    for job in jobs:
+        group = job.group
+        if job.model not in names.setdefault(group, []):
+            names[group].append(job.model)
+        if job.data_root not in roots.setdefault(group, []):
+            roots[group].append(job.data_root)
+    owners: dict[str, set[str]] = {}
+    for group, shown in names.items():
+        for name in shown:
+            owners.setdefault(name, set()).add(group)
+    labels: dict[tuple[str, str], str] = {}
+    for group, shown in names.items():
+        base = " / ".join(shown)
+        if any(len(owners[name]) > 1 for name in shown):
+            base += f" [{short_identity(group)}]"
+        for root in roots[group]:
+            labels[(group, root)] = f"{base} @ {root}" if len(roots[group]) > 1 else base
+    if len(set(labels.values())) < len(labels):  # short forms collided: show them in full
+        labels = {key: f"{label} [{key[0]}]" for key, label in labels.items()}
+    return labels
+
+
+def group_identities(jobs: Iterable[JobRecord]) -> dict[str, list[str]]:
+    """Model group -> the identities of its jobs (one, unless a label ties several files)."""
+    out: dict[str, list[str]] = {}
+    for job in jobs:
+        if job.model_id not in out.setdefault(job.group, []):
+            out[job.group].append(job.model_id)
+    return out
+
+
+def default_job_key(job: JobRecord) -> tuple[str, str, str, str | None]:
+    return (job.group, job.data_root, job.task, job.view)
+
+
+def unique_jobs(
+    jobs: Iterable[JobRecord],
+    analysis: str,
+    key: Callable[[JobRecord], Hashable] = default_job_key,
+) -> dict[Any, JobRecord]:
+    """Index jobs by ``key`` (default: model group, data root, task, view). Two jobs with one key
+    are an error of the analysis that names both folders: which of them holds the result cannot
+    be guessed, and mixing them would report numbers that belong to neither."""
+    found: dict[Any, JobRecord] = {}
+    for job in jobs:
+        k = key(job)
+        if k in found:
+            first = found[k]
+            view = f", view {job.view}" if job.view else ""
+            if first.model_id == job.model_id:
+                same = f"identity {short_identity(job.model_id)}"
+            else:
+                same = (
+                    f"label {job.label!r} on {short_identity(first.model_id)} and "
+                    f"{short_identity(job.model_id)}"
+                )
+            raise DuplicateJobError(
+                f"analysis {analysis}: two jobs of model {job.model!r} ({same}) for task "
+                f"{job.task}{view}: {first.dir} and {job.dir}",
+                fix="run each model once per task and view in a sweep (different models need "
+                "different contents, not just different labels), or analyse the runs in "
+                "separate sweep folders",
+            )
+        found[k] = job
+    return found
+
+
+def model_heading(label: str, identities: Iterable[str]) -> str:
+    """A markdown heading for one model: its label, and its identity (identities) in full."""
+    found = list(identities)
+    what = "model identity" if len(found) == 1 else "model identities (labelled files)"
+    return f"### {label}\n\n{what}: " + ", ".join(f"`{i}`" for i in found)
+
 
 @dataclass(frozen=True, slots=True)
 class PairedBinary:
@@ -115,7 +278,8 @@ class PairedBinary:
     hits_b: int
     only_a: int  # hit in a, not in b
     only_b: int
-    p_mcnemar: float
+    p_mcnemar: float  # two-sided
+    p_a_greater: float = 1.0  # one-sided exact McNemar: a hits more often than b
 
     @property
     def difference(self) -> float:
@@ -124,7 +288,10 @@ class PairedBinary:
 
 
 def paired_binary(a: dict[str, bool], b: dict[str, bool]) -> PairedBinary:
-    from benchreg.core.stats import mcnemar_exact
+    """Pair two 0/1 outcomes on their common ids. ``p_mcnemar`` is the two-sided exact McNemar
+    p; ``p_a_greater`` the one-sided one (H1: a is hit more often than b), i.e. the exact binomial
+    P(X >= only_a) with X ~ Bin(only_a + only_b, 1/2)."""
+    from benchreg.core.stats import binomial_greater, mcnemar_exact
 
     keys = sorted(set(a) & set(b))
     only_a = sum(1 for k in keys if a[k] and not b[k])
@@ -136,6 +303,7 @@ def paired_binary(a: dict[str, bool], b: dict[str, bool]) -> PairedBinary:
         only_a=only_a,
         only_b=only_b,
         p_mcnemar=mcnemar_exact(only_a, only_b),
+        p_a_greater=binomial_greater(only_a, only_a + only_b, 0.5),
     )
 
 

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -39,13 +40,48 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
             ) from None
 
 
-def read_text(path: Path) -> str:
+def confined(path: Path, root: Path, *, what: str = "data path") -> Path:
+    """``path`` resolved (symlinks followed), which must lie inside ``root`` (also resolved): a
+    task's `data` entry, a split or view name, or a file named in a manifest cannot reach outside
+    the family's data root."""
+    root_resolved = root.resolve()
+    resolved = (root_resolved / path).resolve() if not path.is_absolute() else path.resolve()
+    if "\0" in str(path) or not resolved.is_relative_to(root_resolved):
+        raise BenchregError(
+            f"{what} {str(path)!r} leads outside the data root {root_resolved}",
+            where=path,
+            fix="name paths relative to the data root, without `..`, absolute paths or links "
+            "that leave it",
+        )
+    return resolved
+
+
+MAX_YAML_BYTES = 1 << 20  # a task or config YAML file is small; a bigger one is refused
+MAX_YAML_NODES = 100_000  # nodes after expanding aliases (a "billion laughs" file has ~1e9)
+
+
+def read_text(path: Path, *, max_bytes: int | None = None) -> str:
     try:
+        if max_bytes is not None and path.stat().st_size > max_bytes:
+            raise BenchregError(
+                f"file too large ({path.stat().st_size} bytes; at most {max_bytes} accepted)",
+                where=path,
+                fix="a task or config file is a few kB; split or shorten it",
+            )
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise BenchregError("file not found", where=path) from None
+    except IsADirectoryError:
+        raise BenchregError("a folder where a file is expected", where=path) from None
+    except PermissionError:
+        raise BenchregError("file not readable (permission denied)", where=path) from None
     except UnicodeDecodeError as exc:
-        raise BenchregError(f"not UTF-8 text (byte {exc.start})", where=path) from None
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise BenchregError(
+            f"not UTF-8 text (byte {exc.start})", where=at(path, line), fix="save it as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise BenchregError(f"cannot read the file ({exc.strerror})", where=path) from None
 
 
 def read_json(path: Path) -> Any:
@@ -59,26 +95,96 @@ def read_json(path: Path) -> Any:
 
 
 def read_yaml(path: Path) -> Any:
-    """Safe-load a YAML file; a syntax error names file:line."""
+    """Safe-load a YAML file; a syntax error, a duplicate key, an alias bomb or a file beyond
+    :data:`MAX_YAML_BYTES` names file:line."""
     import yaml
 
-    text = read_text(path)
+    text = read_text(path, max_bytes=MAX_YAML_BYTES)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        node = yaml.compose(text, Loader=loader)
+        check_yaml_node(node, path)
+        return yaml.load(text, Loader=loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise BenchregError(
-            f"malformed YAML: {getattr(exc, 'problem', exc)}",
+            f"malformed YAML: {getattr(exc, 'problem', None) or exc}",
             where=at(path, mark.line + 1 if mark else None),
         ) from None
 
 
+def check_yaml_node(node: Any, path: Path) -> None:
+    """Reject duplicate mapping keys, recursive aliases and alias expansion beyond
+    :data:`MAX_YAML_NODES` (sizes are counted once per shared node, so this is fast)."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(item: yaml.Node) -> int:
+        key = id(item)
+        if key in sizes:
+            return sizes[key]
+        if key in active:
+            raise BenchregError(
+                "recursive YAML alias", where=at(path, item.start_mark.line + 1)
+            )
+        active.add(key)
+        total = 1
+        if isinstance(item, yaml.MappingNode):
+            seen: dict[str, int] = {}
+            for key_node, value_node in item.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    line = key_node.start_mark.line + 1
+                    if key_node.value in seen and key_node.tag != "tag:yaml.org,2002:merge":
+                        raise BenchregError(
+                            f"duplicate key {key_node.value!r} (first at line "
+                            f"{seen[key_node.value]})",
+                            where=at(path, line),
+                            fix="keep one of them",
+                        )
+                    seen[key_node.value] = line
+                total += size(key_node) + size(value_node)
+        elif isinstance(item, yaml.SequenceNode):
+            total += sum(size(child) for child in item.value)
+        active.discard(key)
+        if total > MAX_YAML_NODES:
+            raise BenchregError(
+                f"YAML aliases expand beyond {MAX_YAML_NODES} nodes",
+                where=at(path, item.start_mark.line + 1),
+                fix="write the values out; anchors/aliases may only be used sparingly",
+            )
+        sizes[key] = total
+        return total
+
+    if node is not None:
+        size(node)
+
+
+_SHA256_CACHE: dict[tuple[str, int, int, int, int], str] = {}
+
+
 def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """sha256 of a file's bytes, computed once per process for each (path, device, inode, size,
+    mtime_ns): the jobs of a sweep and a run's provenance and fingerprints share the digest.
+
+    A file modified in the last two seconds is hashed again each time (its mtime could still
+    change without a visible difference: coarse file-system clocks, "racy" timestamps)."""
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    cached = _SHA256_CACHE.get(key)
+    if cached is None:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        cached = digest.hexdigest()
+        if time.time_ns() - st.st_mtime_ns > RACY_NS:
+            _SHA256_CACHE[key] = cached
+    return cached
+
+
+RACY_NS = 2_000_000_000
 
 
 def sha256_text(text: str) -> str:

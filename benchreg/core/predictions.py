@@ -9,7 +9,9 @@ keeps what belongs to the task and reports the rest the same way everywhere:
   places; ``conflicts_invalid`` ignores an identical repeat and scores conflicting repeats as
   ``invalid``;
 - samples with no entry are listed in a note (the core scores them ``missing``);
-- a file that answers none of the task's samples gets a note saying so (wrong split or task?).
+- a file that answers none of the task's samples (an empty file, or one whose entries are all
+  for other ids or malformed: another split or task?) stops the run with a hint instead of
+  scoring 0; a multi-task file with no section for this task gets a note (all missing).
 """
 
 from __future__ import annotations
@@ -95,11 +97,23 @@ class PredictionCollector:
     def note(self, text: str) -> None:
         self.notes.append(text)
 
+    def _matches_nothing(self) -> BenchregError:
+        first = ", ".join(self._order[:3])
+        return BenchregError(
+            f"none of the {len(self._order)} samples of {self.task} has a prediction in this "
+            f"file ({_describe(self)})",
+            where=self.path,
+            fix=f"is it the file of another split or task? this run expects ids like {first}; "
+            "check model.path and view=",
+        )
+
     def finish(self) -> PredictionSet:
         name = self.task
         missing = [sid for sid in self._order if sid not in self.by_id]
         if self._order and len(missing) == len(self._order):
-            self.notes.append(
+            if self.unknown or self.malformed or _blank(self.path):
+                raise self._matches_nothing()
+            self.notes.append(  # a multi-task file with no section for this task
                 f"{name}: none of the {len(self._order)} samples has a prediction in "
                 f"{self.path.name} (a file for another task or split?)"
             )
@@ -127,6 +141,24 @@ class PredictionCollector:
         return PredictionSet(
             by_id=self.by_id, files=[self.path], unknown_ids=list(self.unknown), notes=self.notes
         )
+
+
+def _blank(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return not handle.read(4096).strip() and path.stat().st_size < 4096
+    except OSError:
+        return False
+
+
+def _describe(collector: PredictionCollector) -> str:
+    parts = []
+    if collector.unknown:
+        shown = ", ".join(list(collector.unknown)[:3])
+        parts.append(f"{len(collector.unknown)} entries for other ids, e.g. {shown}")
+    if collector.malformed:
+        parts.append(f"{len(collector.malformed)} malformed, first at {collector.malformed[0]}")
+    return "; ".join(parts) or "the file is empty"
 
 
 def ids(values: Sequence[str]) -> str:

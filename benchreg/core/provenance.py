@@ -26,28 +26,78 @@ CORE_PACKAGES = (
     "numpy",
     "scipy",
 )
+# A key whose value is a secret: `api_key`, `x-api-key`, `private_key`, `access_key`,
+# `session_key`, `auth`, `auth_token`, `hf_token`, `password`, `client_secret`, `credentials`,
+# `cookie`, ... but not `max_tokens`, `tokenizer`, `author` or `api_key_env` (that one holds the
+# NAME of a variable).
 SECRET_KEY = re.compile(
-    r"(api[_-]?key|token|secret|password|passwd|authorization|credential)", re.I
+    r"(api[_-]?key|secret|passw(or)?d|passphrase|authori[sz]ation|credential|private[_-]?key"
+    r"|access[_-]?key|session[_-]?key|signing[_-]?key|cookie"
+    r"|(^|[_\-.])(auth|token|bearer|pwd|jwt)([_\-.]|$))",
+    re.I,
+)
+NAME_ONLY_KEY = re.compile(r"[_\-.]env$", re.I)  # `api_key_env`: the name of a variable
+# Values that are secrets whatever their key: credentials in a URL, API keys and bearer tokens.
+SECRET_VALUES = (
+    re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@]+@"),  # scheme://user:pass@host
+    re.compile(
+        r"(?i)([?&](?:api[_-]?key|access[_-]?token|token|key|secret|password|sig)=)[^&\s#]+"
+    ),
+    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]{8,}"),
+    re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_\-]{16,}"),  # OpenAI/Anthropic-style keys
+    re.compile(r"\b(?:gh[pousr]|github_pat|hf|glpat|xox[abprs])[_\-][A-Za-z0-9_\-]{16,}"),
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),  # AWS access key id
+    re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),  # JWT
 )
 REDACTED = "***redacted***"
 
 
+def is_secret_key(key: object) -> bool:
+    text = str(key)
+    return bool(SECRET_KEY.search(text)) and not NAME_ONLY_KEY.search(text)
+
+
+def looks_secret(text: str) -> bool:
+    """True when ``text`` holds a secret by its form (URL credentials, key or token)."""
+    return any(pattern.search(text) for pattern in SECRET_VALUES)
+
+
+def redact_text(text: str) -> str:
+    """``text`` with every secret-looking part replaced (URL credentials keep scheme and host)."""
+    for pattern in SECRET_VALUES:
+        text = pattern.sub(_replacement, text)
+    return text
+
+
+def _replacement(match: re.Match[str]) -> str:
+    groups = [g for g in match.groups() if g]
+    if not groups:
+        return REDACTED
+    return f"{groups[0]}{REDACTED}{'@' if match.group(0).endswith('@') else ''}"
+
+
 def redact(value: Any) -> Any:
-    """Replace the value of every key that looks like a secret, at any depth."""
+    """Replace the value of every key that looks like a secret, at any depth, and every string
+    value that looks like a secret (by its form), wherever it is."""
     if isinstance(value, Mapping):
         return {
-            k: (REDACTED if SECRET_KEY.search(str(k)) and v not in (None, "") else redact(v))
+            k: (REDACTED if is_secret_key(k) and v not in (None, "") else redact(v))
             for k, v in value.items()
         }
     if isinstance(value, list | tuple):
         return [redact(v) for v in value]
+    if isinstance(value, str):
+        return redact_text(value)
     return value
 
 
 def redact_override(override: str) -> str:
     """`model.api_key=sk-...` -> `model.api_key=***redacted***` (command-line overrides)."""
     key, sep, value = override.partition("=")
-    return f"{key}={REDACTED}" if sep and value and SECRET_KEY.search(key) else override
+    last = key.lstrip("+~").rsplit(".", 1)[-1]
+    if sep and value and is_secret_key(last):
+        return f"{key}={REDACTED}"
+    return redact_text(override)
 
 
 def spec_sha256(spec: TaskSpec) -> str:

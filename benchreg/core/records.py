@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +34,20 @@ def system_record(report: SystemReport) -> dict[str, Any]:
     if report.stats:
         record["stats"] = report.stats
     return record
+
+
+def small_values(info: Mapping[str, Any], limit: int = 2000) -> dict[str, Any]:
+    """What a loader said about its data (e.g. whether checks were skipped as cached), without
+    bulky entries."""
+    out = {}
+    for key, value in info.items():
+        try:
+            text = json.dumps(value, default=str)
+        except (TypeError, ValueError):
+            continue
+        if len(text) <= limit:
+            out[key] = value
+    return out
 
 
 def input_hashes(result: RunResult) -> dict[str, Any]:
@@ -73,10 +88,11 @@ def provenance_record(
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "task": result.spec.name,
         "task_spec_sha256": hashes["task_spec"],
-        "task_spec": result.spec.model_dump(mode="json"),
+        "task_spec": redact(result.spec.model_dump(mode="json")),
         "data_root": str(result.data_root),
         "data_files_sha256": hashes["data"],
         "predictions_sha256": hashes["predictions"],
+        "dataset_info": small_values(result.dataset.info),
         "validation_findings": [str(f) for f in result.findings],
         "environment": environment(),
         "config": redact(dict(config)),

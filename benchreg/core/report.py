@@ -12,12 +12,14 @@ SUMMARY_COLUMNS = (
     "task",
     "view",
     "model",
+    "model_id",
     "primary",
     "value",
     "n",
     "denominator",
     "ci95_lo",
     "ci95_hi",
+    "degraded",
     "status",
     "error",
 )
@@ -85,6 +87,7 @@ def summary_row(
             "task": err.get("task"),
             "view": err.get("view"),
             "model": err.get("model"),
+            "model_id": err.get("model_id"),
             "status": status,
             "error": err.get("error"),
         }
@@ -96,12 +99,15 @@ def summary_row(
         "task": record["task"],
         "view": record.get("view"),
         "model": record["model"],
+        # the identity that tells two models apart (older run folders: the display name)
+        "model_id": record.get("model_id") or record["model"],
         "primary": primary,
         "value": metric["value"],
         "n": metric["n"],
         "denominator": metric["denominator"],
         "ci95_lo": ci[0],
         "ci95_hi": ci[1],
+        "degraded": record.get("degraded", 0),
         "status": "ok",
         "error": None,
     }
@@ -116,12 +122,22 @@ def summary_csv(rows: Sequence[Mapping[str, Any]]) -> str:
     return buffer.getvalue()
 
 
+def short_model_id(identity: Any) -> str:
+    """The model identity as the summary table shows it (see core.analysis.short_identity)."""
+    from benchreg.core.analysis import short_identity
+
+    return short_identity(str(identity)) if identity else ""
+
+
 def summary_markdown(rows: Sequence[Mapping[str, Any]], title: str = "Sweep summary") -> str:
+    """The summary table; `model id` is the identity in short form (summary.csv has it in
+    full), so two models shown under one name stay apart."""
     lines = [
         f"# {title}",
         "",
-        "| job | task | view | model | primary | value | n/denominator | 95% CI | status |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| job | task | view | model | model id | primary | value | n/denominator | 95% CI "
+        "| status |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         ci = f"[{r['ci95_lo']:.4f}, {r['ci95_hi']:.4f}]" if r.get("ci95_lo") is not None else ""
@@ -131,7 +147,8 @@ def summary_markdown(rows: Sequence[Mapping[str, Any]], title: str = "Sweep summ
             status = f"failed: {r.get('error')}"
         lines.append(
             f"| {r['job']} | {_fmt(r.get('task'))} | {_fmt(r.get('view'))} | "
-            f"{_fmt(r.get('model'))} | {_fmt(r.get('primary'))} | {_fmt(r.get('value'))} | "
+            f"{_fmt(r.get('model'))} | {short_model_id(r.get('model_id'))} | "
+            f"{_fmt(r.get('primary'))} | {_fmt(r.get('value'))} | "
             f"{nd} | {ci} | {status} |"
         )
     ok = sum(1 for r in rows if r["status"] == "ok")
@@ -140,4 +157,13 @@ def summary_markdown(rows: Sequence[Mapping[str, Any]], title: str = "Sweep summ
         k = sum(1 for r in rows if r["status"] == state)
         if k:
             lines.append(f"{k} job(s) {state}.")
+    degraded = [r for r in rows if r.get("degraded")]
+    if degraded:
+        total = sum(int(r["degraded"]) for r in degraded)
+        lines.append(
+            f"{total} answer(s) in {len(degraded)} job(s) were read only by a fallback "
+            "(`degraded` in their samples.jsonl says why; scored as given): "
+            + ", ".join(f"{r['job']} ({r['degraded']})" for r in degraded)
+            + "."
+        )
     return "\n".join(lines) + "\n"

@@ -20,6 +20,7 @@ from loguru import logger
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.family import Family
+from benchreg.core.io import confined, read_text
 from benchreg.core.journal import Journal
 from benchreg.core.metric import MetricValue
 from benchreg.core.progress import Progress
@@ -38,7 +39,15 @@ from benchreg.core.system import (
     SystemReport,
     check_answers,
 )
-from benchreg.core.types import Dataset, LoadContext, Message, Prediction, Request, Sample
+from benchreg.core.types import (
+    Dataset,
+    Degraded,
+    LoadContext,
+    Message,
+    Prediction,
+    Request,
+    Sample,
+)
 from benchreg.core.validation import Finding
 
 T = TypeVar("T")
@@ -85,7 +94,7 @@ def data_root_for(spec: TaskSpec, roots: Mapping[str, Any]) -> Path:
     family: Family = registry.families.get(spec.family)
     configured = roots.get(spec.family)
     root = Path(str(configured)).expanduser() if configured else family.sample_root
-    if not root.is_dir():
+    if "\0" in str(root) or not root.is_dir():
         raise BenchregError(
             f"data root for family {spec.family!r} is not a folder",
             where=root,
@@ -99,7 +108,7 @@ def load_context(
 ) -> LoadContext:
     return LoadContext(
         data_root=data_root,
-        data=tuple(data_root / rel for rel in spec.data),
+        data=tuple(confined(Path(rel), data_root, what="data path") for rel in spec.data),
         view=view,
         params=spec.loader.params,
         task_name=spec.name,
@@ -113,7 +122,13 @@ def _bound_parser(spec: TaskSpec) -> Any:
         return None
     parser = registry.parsers.get(spec.parser.name)
     params = dict(spec.parser.params)
-    return (lambda text, sample: parser(text, sample, **params)) if params else parser
+
+    def read_gold(text: str, sample: Sample) -> Any:
+        # gold given as text: a fallback read (Degraded) is still the gold, without the flag
+        parsed = parser(text, sample, **params)
+        return parsed.answer if isinstance(parsed, Degraded) else parsed
+
+    return read_gold
 
 
 def load_dataset(
@@ -143,13 +158,40 @@ def render_prompts(
 ) -> list[tuple[Message, ...]]:
     if spec.prompt is None:
         return [() for _ in samples]
-    family: Family = registry.families.get(spec.family)
     renderer = registry.prompt_renderers.get(spec.prompt.renderer)
     templates = {
-        part: family.template_path(data_root, file).read_text(encoding="utf-8")
-        for part, file in spec.prompt.templates.items()
+        part: read_text(path) for part, path in template_files(spec, data_root).items()
     }
     return [renderer(sample, templates, view) for sample in samples]
+
+
+def template_files(spec: TaskSpec, data_root: Path) -> dict[str, Path]:
+    """The prompt template files of a task, checked to exist and to stay inside the release's
+    prompt folder or the family's shipped one (found before any system is asked)."""
+    if spec.prompt is None:
+        return {}
+    family: Family = registry.families.get(spec.family)
+    out = {}
+    for part, file in spec.prompt.templates.items():
+        try:
+            path = family.template_path(data_root, file)
+        except FileNotFoundError:
+            path = Path(file)
+        roots = [r for r in (family.prompts_dir, data_root) if r is not None]
+        inside = [r for r in roots if path.resolve().is_relative_to(r.resolve())]
+        if not inside:
+            raise BenchregError(
+                f"prompt template {file!r} leads outside the prompt folders",
+                fix="name a template file of the family's prompts/ folder",
+            )
+        if not path.is_file():
+            raise BenchregError(
+                f"prompt template {file!r} ({part}) not found",
+                where=path,
+                fix=f"templates live in {family.prompts_dir}",
+            )
+        out[part] = path
+    return out
 
 
 def build_system(

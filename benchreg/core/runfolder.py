@@ -35,6 +35,7 @@ RUN_FILE = "run.json"
 LOCK_FILE = ".lock"
 METRICS_FILE = "metrics.json"
 ERROR_FILE = "error.json"
+HYDRA_SUBDIR = ".hydra"  # Hydra's config copies (hydra.output_subdir=.hydra), written redacted
 RUN_FILES = frozenset(
     {
         RUN_FILE,
@@ -46,6 +47,7 @@ RUN_FILES = frozenset(
         "provenance.json",
         "prompts.jsonl",
         "validation.json",
+        HYDRA_SUBDIR,
     }
 )
 
@@ -147,7 +149,7 @@ def _lock(path: Path) -> Any:
 
 
 def _claim(path: Path, fingerprint: str, *, overwrite: bool, reuse_finished: bool) -> str:
-    entries = {p.name for p in path.iterdir()} - {LOCK_FILE}
+    entries = {p.name for p in path.iterdir()} - {LOCK_FILE, HYDRA_SUBDIR}
     if not entries:
         return "new"
     foreign = sorted(entries - RUN_FILES)

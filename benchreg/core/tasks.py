@@ -21,7 +21,7 @@ import yaml
 from pydantic import ValidationError
 
 from benchreg.core.errors import BenchregError, at
-from benchreg.core.io import read_yaml
+from benchreg.core.io import check_yaml_node, read_yaml
 from benchreg.core.spec import TaskSpec, check_components
 from benchreg.resources import tasks_dir
 
@@ -45,6 +45,9 @@ def entries_root(folder: Path) -> Path:
 def find_task_file(name: str, folders: Iterable[Path]) -> Path | None:
     """The entry file of ``name`` (or of the entry that lists ``name`` among its aliases)."""
     folders = list(folders)
+    parts = name.replace("\\", "/").split("/")
+    if not name or name.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\0" in name:
+        return None  # an entry name, never a path out of the task folders
     for folder in folders:
         candidate = entries_root(folder) / f"{name}.yaml"
         if candidate.is_file():
@@ -73,8 +76,8 @@ def _alias_index(folder: Path, stamp: float) -> tuple[tuple[str, Path], ...]:
     found = []
     for path in sorted(folder.rglob("*.yaml")):
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError):
+            data = read_yaml(path)  # bounded: an alias bomb in a user folder cannot hang this
+        except BenchregError:
             continue  # a broken file is reported when it is itself selected
         aliases = data.get("aliases") if isinstance(data, dict) else None
         for alias in aliases if isinstance(aliases, list) else []:
@@ -123,12 +126,25 @@ def nearest(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     return [by_lower[c] for c in close]
 
 
-def compose_entry(path: Path, folders: list[Path]) -> tuple[dict[str, Any], list[Path]]:
+def compose_entry(
+    path: Path, folders: list[Path], chain: tuple[Path, ...] = ()
+) -> tuple[dict[str, Any], list[Path]]:
     """Merge a task file with the bases its defaults list names.
 
     Returns the data and the source files in merge order (a later file overrides an earlier one),
-    so that an error is located in the last file that set the key.
+    so that an error is located in the last file that set the key. A defaults list that leads
+    back to a file already being composed is an error naming the cycle.
     """
+    resolved = path.resolve()
+    if resolved in chain:
+        cycle = " -> ".join(p.name for p in (*chain, resolved))
+        where = locate_key([chain[-1]], ["defaults"]) or chain[-1]
+        raise BenchregError(
+            f"the defaults list includes {path.name} again (a cycle: {cycle})",
+            where=where,
+            fix="a base must not name the entry (or itself) in its defaults",
+        )
+    chain = (*chain, resolved)
     raw = _read_yaml(path)
     defaults = raw.pop("defaults", ["_self_"])
     if not isinstance(defaults, list):
@@ -145,7 +161,7 @@ def compose_entry(path: Path, folders: list[Path]) -> tuple[dict[str, Any], list
             sources.append(path)
             continue
         base = _defaults_target(entry, path, folders)
-        base_data, base_sources = compose_entry(base, folders)
+        base_data, base_sources = compose_entry(base, folders, chain)
         merged = _deep_merge(merged, base_data)
         sources = [*sources, *base_sources]
     return merged, sources
@@ -154,7 +170,7 @@ def compose_entry(path: Path, folders: list[Path]) -> tuple[dict[str, Any], list
 def _defaults_target(entry: Any, path: Path, folders: list[Path]) -> Path:
     where = locate_value([path], str(entry)) or locate_key([path], ["defaults"]) or str(path)
     ref, _, package = str(entry).partition("@")
-    if not isinstance(entry, str) or package not in ("", "_here_"):
+    if not isinstance(entry, str) or not ref or package not in ("", "_here_"):
         raise BenchregError(
             f"unsupported defaults entry {entry!r}",
             where=where,
@@ -187,6 +203,7 @@ def spec_from_mapping(
             what = f"bad value for {'.'.join(keys) or 'entry'!r}: {error['msg']}"
             fix = "see the task spec in benchreg/core/spec.py"
         raise BenchregError(what, where=where, fix=fix) from None
+    check_typed_params(spec, sources, fallback)
     problems = check_components(spec)
     if problems:
         field, message = problems[0]
@@ -194,6 +211,42 @@ def spec_from_mapping(
         where = locate_value(sources, unknown) or locate_key(sources, [field]) or fallback
         raise BenchregError(f"{field}: {message}", where=where)
     return spec
+
+
+# component field -> (registry name, positional args before the params)
+_PARAMS_OF = {
+    "loader": ("loaders", 0),
+    "parser": ("parsers", 2),
+    "predictions": ("prediction_readers", 3),
+    "baseline": ("baselines", 1),
+    "counts": ("counters", 2),
+    "metrics": ("metrics", 0),
+    "validators": ("validators", 2),
+    "analyses": ("analyses", 1),
+}
+
+
+def check_typed_params(spec: TaskSpec, sources: list[Path], fallback: Path | None) -> None:
+    """Every component's params by name and type (strict scalars), located at file:line."""
+    from benchreg.core import registry
+    from benchreg.core.params import check_params
+
+    for field, (reg_name, n_args) in _PARAMS_OF.items():
+        value = getattr(spec, field)
+        refs = value if isinstance(value, list) else [value]
+        reg = getattr(registry, reg_name)
+        for ref in refs:
+            if ref is None or not ref.params or ref.name not in reg:
+                continue  # unknown names are reported by check_components
+
+            def locate(key: str, field: str = field) -> str | None:
+                return locate_key(sources, [field, "params", key]) or (
+                    str(fallback) if fallback else None
+                )
+
+            check_params(
+                f"{field} {ref.name!r}", reg.get(ref.name), ref.params, n_args, locate=locate
+            )
 
 
 def _allowed_keys(keys: list[str]) -> list[str]:
@@ -277,8 +330,13 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present:
 
 @lru_cache(maxsize=256)
 def _compose_cached(path: Path, mtime_ns: int, size: int) -> yaml.Node | None:
-    with path.open(encoding="utf-8") as handle:
-        return yaml.compose(handle, Loader=_LOADER)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            node = yaml.compose(handle, Loader=_LOADER)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None  # read_yaml reports it, located
+    check_yaml_node(node, path)
+    return node
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:

@@ -2,8 +2,10 @@
 
 `task` is a plain string, not a config group, so Hydra cannot expand a glob over it: this sweeper
 matches it against :func:`benchreg.core.tasks.list_tasks` (nested names such as `molp2s/*`; entries
-or folders starting with `_` and aliases never match) and checks every swept task name before any
-job starts, so a typo or an empty glob stops the sweep with one line and exit code 2.
+or folders starting with `_` and aliases never match). A glob that matches nothing stops the sweep
+with one line and exit code 2; anything wrong with one job (an unknown task name, a malformed entry,
+an override Hydra cannot compose such as `model=bogus`) fails only that job: it is listed with its
+error in the summary while the others run, and the sweep exits 2 at the end.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.core.override_parser.types import ChoiceSweep, Glob
+from hydra.core.override_parser.types import Glob
 
 TASK_KEY = "task"
 
@@ -37,15 +39,16 @@ class BenchregSweeper(BasicSweeper):
             sys.exit(exc.exit_code)
         from benchreg.app.sweepfolder import claim_sweep, release
 
-        sweep_dir = Path(self.config.hydra.sweep.dir)
+        sweep_dir = Path(self.config.hydra.sweep.dir)  # resolved once: `${now:...}` is cached
         try:
             lock = claim_sweep(sweep_dir, self.planned_jobs(expanded))
         except BenchregError as exc:
             logger.error(exc.message)
             sys.exit(exc.exit_code)
-        # The basic sweeper saves its config as multirun.yaml: save a redacted one instead.
+        # The basic sweeper saves its config as multirun.yaml: save a redacted one instead, with
+        # the sweep folder written out (re-resolving `${now:...}` could name the next second).
         config = self.config
-        self.config = _redacted(config)
+        self.config = _redacted(config, sweep_dir)
         try:
             return super().sweep(expanded)
         finally:
@@ -60,14 +63,48 @@ class BenchregSweeper(BasicSweeper):
         batches = self.split_arguments(overrides, None)
         return [list(job) for batch in batches for job in batch]
 
+    def get_job_batch(self) -> Sequence[Sequence[str]]:
+        """The next batch, where a job with an override that cannot be composed keeps its place
+        (and number) but runs without that override and fails at once with its error."""
+        return self.mark_bad_jobs(super().get_job_batch())
+
+    def mark_bad_jobs(self, batch: Sequence[Sequence[str]]) -> list[list[str]]:
+        from benchreg.app.main import JOB_ERROR_KEY, encode_job_error
+
+        jobs = [list(job) for job in batch]
+        if all(self._compose_error(job) is None for job in covering_jobs(jobs)):
+            return jobs  # the common case: each distinct override composed once
+        out = []
+        for job in jobs:
+            message = self._compose_error(job)
+            if message is None:
+                out.append(job)
+                continue
+            culprits = [o for o in job if self._compose_error([x for x in job if x != o]) is None]
+            kept = [o for o in job if o not in culprits[:1]] if culprits else []
+            out.append([*kept, f"+{JOB_ERROR_KEY}={encode_job_error(message)}"])
+        return out
+
+    def _compose_error(self, overrides: list[str]) -> str | None:
+        from benchreg.app.errors import reword
+
+        assert self.hydra_context is not None and self.config is not None
+        try:
+            self.hydra_context.config_loader.load_sweep_config(self.config, overrides)
+        except Exception as exc:
+            error = reword(exc)
+            return error.message if error is not None else f"{type(exc).__name__}: {exc}"
+        return None
+
     def validate_batch_is_legal(self, batch: Sequence[Sequence[str]]) -> None:
         # The launcher composes every job again; composing each distinct override once is enough.
         super().validate_batch_is_legal(covering_jobs(batch))
 
 
 def expand_task_overrides(arguments: list[str], folders: list[Path]) -> list[str]:
-    """Replace `task=glob(...)` by the matching names; every task name must resolve."""
-    from benchreg.core.tasks import find_task_file, list_tasks, unknown_task
+    """Replace `task=glob(...)` by the matching names (an empty glob is an error; an unknown
+    plain name is left to its own job, which fails naming the nearest entries)."""
+    from benchreg.core.tasks import list_tasks
 
     parser = OverridesParser.create()
     expanded: list[str] = []
@@ -83,13 +120,6 @@ def expand_task_overrides(arguments: list[str], folders: list[Path]) -> list[str
             if not names:
                 raise empty_glob(text, value, known)
             text = f"{override.get_key_element()}={','.join(names)}"
-        elif isinstance(value, ChoiceSweep):
-            names = [str(getattr(item, "text", item)) for item in value.list]
-        elif isinstance(value, str):
-            names = [value]
-        for name in names:
-            if find_task_file(name, folders) is None:
-                raise unknown_task(name, folders)
         expanded.append(text)
     return expanded
 
@@ -117,13 +147,15 @@ def covering_jobs(batch: Sequence[Sequence[str]]) -> list[Sequence[str]]:
     return chosen
 
 
-def _redacted(config: Any) -> Any:
+def _redacted(config: Any, sweep_dir: Path | None = None) -> Any:
     from omegaconf import OmegaConf
 
     from benchreg.core.provenance import redact, redact_override
 
     plain = OmegaConf.to_container(config, resolve=False)
     safe = redact(plain)
+    if sweep_dir is not None:
+        safe.setdefault("hydra", {}).setdefault("sweep", {})["dir"] = str(sweep_dir)
     overrides = safe.get("hydra", {}).get("overrides", {})
     for key in ("task", "hydra"):
         if isinstance(overrides.get(key), list):
@@ -133,4 +165,6 @@ def _redacted(config: Any) -> Any:
         job["override_dirname"] = ",".join(
             redact_override(o) for o in job["override_dirname"].split(",")
         )
-    return OmegaConf.create(safe)
+    redacted = OmegaConf.create(safe)
+    OmegaConf.copy_cache(from_config=config, to_config=redacted)
+    return redacted

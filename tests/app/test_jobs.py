@@ -57,7 +57,7 @@ def test_validate_with_errors_marks_the_job_failed(app_config, tmp_path: Path, m
 
 
 def test_unknown_mode_stops_before_loading(app_config, tmp_path: Path) -> None:
-    with pytest.raises(BenchregError, match="unknown mode 'evaluate'"):
+    with pytest.raises(BenchregError, match="bad value mode='evaluate'"):
         run_job(app_config("mode=evaluate"), tmp_path)
     assert not any(tmp_path.iterdir())
 

@@ -50,9 +50,9 @@ def test_empty_glob_is_one_line_with_the_nearest() -> None:
     assert "\n" not in info.value.message
 
 
-def test_unknown_name_in_a_sweep_stops_it_before_any_job() -> None:
-    with pytest.raises(BenchregError, match=r"unknown task 'molp2s/gapp'.*'molp2s/gap'"):
-        expand_task_overrides(["task=molp2s/gap,molp2s/gapp"], task_folders())
+def test_unknown_name_in_a_sweep_is_left_to_its_own_job() -> None:
+    out = expand_task_overrides(["task=molp2s/gap,molp2s/gapp"], task_folders())
+    assert out == ["task=molp2s/gap,molp2s/gapp"]  # that job fails; the others run
 
 
 def test_other_overrides_and_aliases_pass_through(tmp_path: Path) -> None:

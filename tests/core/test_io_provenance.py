@@ -55,3 +55,23 @@ def test_iter_jsonl_reports_non_utf8_line(tmp_path: Path) -> None:
     path.write_bytes(b'{"a": 1}\n{"a": "\xff"}\n')
     with pytest.raises(BenchregError, match=r"x\.jsonl:2: not UTF-8"):
         list(iter_jsonl(path))
+
+
+def test_sha256_file_is_computed_once_per_unchanged_file(tmp_path, monkeypatch) -> None:
+    import hashlib
+    import os
+
+    from benchreg.core import io
+
+    path = tmp_path / "data.jsonl"
+    path.write_bytes(b"one\n")
+    old = 1_000_000_000_000_000_000
+    os.utime(path, ns=(old, old))
+    calls = []
+    real = hashlib.sha256
+    monkeypatch.setattr(io.hashlib, "sha256", lambda *a: calls.append(1) or real(*a))
+    first = io.sha256_file(path)
+    assert io.sha256_file(path) == first == real(b"one\n").hexdigest() and len(calls) == 1
+    path.write_bytes(b"two\n")  # same size, new content: the mtime changes, so it is hashed again
+    assert io.sha256_file(path) == real(b"two\n").hexdigest() and len(calls) == 2
+    assert io.sha256_file(path) == real(b"two\n").hexdigest() and len(calls) == 3  # racy: again

@@ -61,11 +61,12 @@ def test_reject_policy_also_rejects_a_repeated_unknown_id() -> None:
         c.add("ghost", Prediction("ghost", answer=1), where="f:2")
 
 
-def test_a_file_answering_no_sample_says_so() -> None:
+def test_a_file_answering_no_sample_stops_with_a_hint() -> None:
     c = collector()
     c.add("other-split-1", Prediction("other-split-1", answer=0), where="f:1")
-    notes = c.finish().notes
-    assert any("none of the 4 samples has a prediction in preds.jsonl" in n for n in notes)
+    with pytest.raises(BenchregError, match="none of the 4 samples of t/x has a") as info:
+        c.finish()
+    assert "another split or task" in info.value.message and "other-split-1" in info.value.message
 
 
 def test_value_tells_repeats_apart_when_the_answer_is_not_set() -> None:

@@ -86,3 +86,70 @@ def test_lines_overrides_the_suffix_rule(tmp_path: Path) -> None:
     listed = tmp_path / "list.jsonl"
     listed.write_text('[{"id": "a"}]', encoding="utf-8")
     assert read_records(listed, lines=False)[0].where == f"{listed}[#0]"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"a": 1, "a": 2}',
+        '{"a": {"b": 1, "b": 2}}',
+        '[{"b": 1, "b": 2}]',
+        '{"a": "x:y", "a": "z"}',
+        '{"t": "a\\":b", "k": 1, "k": 2}',
+        '{"k" : 1 , "k"\t:2}',
+        '{"a": [1, {"c": 0, "c": 0}]}',
+        '{"x": {}, "x": {"y": 1}}',
+    ],
+)
+def test_a_repeated_key_is_found_wherever_it_hides(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"flat": 1}\n' + line + "\n", encoding="utf-8")
+    with pytest.raises(BenchregError, match=r"a\.jsonl:2: duplicate key"):
+        read_records(path)
+
+
+@pytest.mark.parametrize("flat_share", [0.0, 0.9])
+def test_fast_line_decoding_agrees_with_the_per_object_check(
+    tmp_path: Path, flat_share: float
+) -> None:
+    """Seeded fuzz: random nested records, some with a repeated key, some with colons and escaped
+    quotes inside strings; the reader must flag exactly the lines the per-object check flags."""
+    import json
+    import random
+
+    from benchreg.core.reader import DuplicateKeyError, strict_object
+
+    rng = random.Random(7)
+    keys = ["a", "b", 'q"', "c:d", "e"]
+    strings = ["x", "y:z", 'he said "hi": yes', ":", '":', "\\", " : "]
+
+    def value(depth: int) -> str:
+        roll = rng.random()
+        if depth > 2 or roll < 0.4:
+            return json.dumps(rng.choice([*strings, 1, 2.5, None, True]))
+        if roll < 0.6:
+            return "[" + ", ".join(value(depth + 1) for _ in range(rng.randint(0, 3))) + "]"
+        return obj(depth + 1)
+
+    def obj(depth: int) -> str:
+        names = [rng.choice(keys) for _ in range(rng.randint(0, 4))]
+        sep = rng.choice([": ", ":", " : ", "\t:"])
+        return "{" + ", ".join(json.dumps(k) + sep + value(depth) for k in names) + "}"
+
+    def flat() -> str:  # mostly the fast path; a repeated key now and then
+        text = json.dumps(dict.fromkeys(rng.sample(["a", "b", "c", "d"], 3), "v"))
+        return text[:-1] + (', "e": 0, "e": 1}' if rng.random() < 0.05 else "}")
+
+    lines = [flat() if rng.random() < flat_share else obj(0) for _ in range(400)]
+    path = tmp_path / "fuzz.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    expected = []
+    for line in lines:
+        try:
+            expected.append(json.loads(line, object_pairs_hook=strict_object))
+        except DuplicateKeyError:
+            expected.append(None)
+    assert any(e is None for e in expected) and any(e is not None for e in expected)
+    records = read_records(path, lenient=True)
+    assert [r.data for r in records] == expected
+    assert [r.error is not None for r in records] == [e is None for e in expected]

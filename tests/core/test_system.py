@@ -131,7 +131,8 @@ def test_same_named_prediction_files_have_different_identities(tmp_path) -> None
         folder = tmp_path / model
         folder.mkdir()
         path = folder / "results.jsonl"
-        path.write_text(json.dumps({"record_id": "x", "selected_candidate_index": index}) + "\n")
+        line = {"record_id": "mp2s-0001", "selected_candidate_index": index}
+        path.write_text(json.dumps(line) + "\n")
         result = run_task(
             spec, view="correct", system_cfg={"name": "predictions", "path": str(path)}, roots={}
         )

@@ -1,26 +1,37 @@
 """Cross-run PromptCBLUE analysis `cblue_overall`: the overall score and a results.json to submit.
 
-Jobs are grouped by (model, view); within a group each of the 16 tasks contributes its primary
-metric (rougeL for MedDG and IMCS-V2-MRG, macro-f1 for CHIP-CTC, IMCS-V2-DAC and KUAKE-QIC, f1
-otherwise). Overall = their mean over the 16 tasks (the official evaluate.py averages 18 tasks,
-adding Text2DT and CMedCausal, and reports x100). With fewer than 16 tasks the group's mean is
-reported as incomplete, never as the overall.
+Jobs are grouped by (model, view), a model being its identity (`metrics.json` `model_id`: two
+predictions files both named results.json are two models), shown by its display name with the
+short identity added when two models share a name; two jobs of one model, task and view are an
+error of the analysis that names both folders. Within a group each of the 16 tasks contributes
+its primary metric (rougeL for MedDG and IMCS-V2-MRG, macro-f1 for CHIP-CTC, IMCS-V2-DAC and
+KUAKE-QIC, f1 otherwise). Overall = their mean over the 16 tasks (the official evaluate.py
+averages 18 tasks, adding Text2DT and CMedCausal, and reports x100). With fewer than 16 tasks the
+group's mean is reported as incomplete, never as the overall.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchreg.core import registry
-from benchreg.core.analysis import AnalysisReport, JobRecord, markdown_table
+from benchreg.core.analysis import (
+    AnalysisReport,
+    JobRecord,
+    markdown_table,
+    system_labels,
+    unique_jobs,
+)
 from benchreg.core.io import atomic_write_text
 from benchreg.core.metric import SCORED_AS_GIVEN
 from benchreg.families.cblue.catalogue import TASK_NAMES, TaskInfo, lookup
 
+NAME = "cblue_overall"
 OVERALL_DEFINITION = (
     "mean over the 16 tasks of each task's primary metric (rougeL: MedDG, IMCS-V2-MRG; macro-f1: "
     "CHIP-CTC, IMCS-V2-DAC, KUAKE-QIC; f1: the others); evaluate.py averages 18 tasks (adds "
@@ -61,12 +72,25 @@ def cblue_jobs(jobs: Iterable[JobRecord]) -> list[TaskRun]:
     return runs
 
 
-def groups(jobs: Iterable[JobRecord]) -> dict[tuple[str, str | None], dict[str, TaskRun]]:
-    """(model, view) -> {task: run}; a task run twice in one group keeps its last job."""
-    out: dict[tuple[str, str | None], dict[str, TaskRun]] = {}
-    for run in cblue_jobs(jobs):
-        out.setdefault((run.job.model, run.job.view), {})[run.info.name] = run
-    return out
+GroupKey = tuple[str, str | None]  # (model label, view)
+
+
+def groups(jobs: Iterable[JobRecord]) -> dict[GroupKey, dict[str, TaskRun]]:
+    """(model, view) -> {task: run}. Models are told apart by identity (two predictions files
+    both called results.json are two models; see core.analysis.system_labels for the label);
+    a task run twice by one model and view is an error naming both job folders."""
+    runs = cblue_jobs(jobs)
+    labels = system_labels(run.job for run in runs)
+    by_run = {id(run.job): run for run in runs}
+    indexed = unique_jobs(
+        (run.job for run in runs),
+        NAME,
+        key=lambda job: (*job.system_key, by_run[id(job)].info.name, job.view),
+    )
+    out: dict[GroupKey, dict[str, TaskRun]] = {}
+    for (group, root, name, view), job in indexed.items():
+        out.setdefault((labels[(group, root)], view), {})[name] = by_run[id(job)]
+    return dict(sorted(out.items(), key=lambda item: (item[0][0], item[0][1] or "")))
 
 
 def overall(jobs: list[JobRecord]) -> dict[str, Any]:
@@ -76,9 +100,11 @@ def overall(jobs: list[JobRecord]) -> dict[str, Any]:
         values = {name: runs[name].value for name in TASK_NAMES if name in runs}
         missing = [name for name in TASK_NAMES if name not in runs]
         mean = sum(values.values()) / len(values) if values else None
+        identities = sorted({run.job.model_id for run in runs.values()})
         result.append(
             {
                 "model": model,
+                "model_id": identities[0] if len(identities) == 1 else identities,
                 "view": view,
                 "tasks": {
                     name: {
@@ -88,6 +114,7 @@ def overall(jobs: list[JobRecord]) -> dict[str, Any]:
                             k: v.get("value") for k, v in runs[name].job.metrics["metrics"].items()
                         },
                         "job": runs[name].job.dir.name,
+                        "model_id": runs[name].job.model_id,
                     }
                     for name in values
                 },
@@ -122,7 +149,7 @@ def results_json(runs: dict[str, TaskRun]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def results_file_names(jobs: list[JobRecord]) -> dict[tuple[str, str | None], str]:
+def results_file_names(jobs: list[JobRecord]) -> dict[GroupKey, str]:
     keys = list(groups(jobs))
     if len(keys) == 1:
         return {keys[0]: "results.json"}
@@ -145,7 +172,8 @@ def _dump(data: Any) -> str:
 
 
 def _slug(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-._" else "-" for c in text)
+    slug = "".join(c if c.isalnum() or c in "-._" else "-" for c in text)
+    return re.sub(r"-{2,}", "-", slug).strip("-")
 
 
 @registry.analyses.register("cblue_overall")
@@ -155,10 +183,10 @@ def cblue_overall(jobs: list[JobRecord], **params: Any) -> AnalysisReport:
     names = results_file_names(jobs)
     files = {names[key]: _dump(results_json(runs)) for key, runs in groups(jobs).items()}
     data["results_files"] = sorted(files)
-    return AnalysisReport("cblue_overall", _markdown(data, names), data, files)
+    return AnalysisReport(NAME, _markdown(data, names), data, files)
 
 
-def _markdown(data: dict[str, Any], names: dict[tuple[str, str | None], str]) -> str:
+def _markdown(data: dict[str, Any], names: dict[GroupKey, str]) -> str:
     lines = ["PromptCBLUE: primary metric per task and their mean (0-1 scale).", ""]
     for group in data["groups"]:
         model, view = group["model"], group["view"]
@@ -189,8 +217,22 @@ def _markdown(data: dict[str, Any], names: dict[tuple[str, str | None], str]) ->
             label = f"mean of {len(group['tasks'])} of 16 tasks (not the overall)"
             rows.append([label, None, f"{mean:.6f}" if mean is not None else "n/a", None, None])
         header = ["task", "metric", "value", "n/denominator", "95% CI"]
-        lines += [f"### {model} (view {view})", "", markdown_table(header, rows)]
+        ids = group["model_id"] if isinstance(group["model_id"], list) else [group["model_id"]]
+        lines += [
+            f"### {model} (view {view})",
+            "",
+            "model identity: " + ", ".join(f"`{i}`" for i in ids),
+            "",
+            markdown_table(header, rows),
+        ]
         if not group["complete"]:
             lines += ["", f"Missing tasks: {', '.join(group['missing_tasks'])}."]
-        lines += ["", f"Structured answers to submit: `{names[(model, view)]}`.", ""]
+            lines += [
+                "",
+                f"Structured answers of the {len(group['tasks'])} tasks present: "
+                f"`{names[(model, view)]}` (incomplete: not a full submission).",
+                "",
+            ]
+        else:
+            lines += ["", f"Structured answers to submit: `{names[(model, view)]}`.", ""]
     return "\n".join(lines)

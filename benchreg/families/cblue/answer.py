@@ -10,7 +10,9 @@ Two levels, on purpose:
   them (they match nothing), and the counter reports them as `off_schema_items`.
 
 A label that is not one of the task's official labels (evaluate.py's list) is scored as given (the
-official evaluator adds it as a class) and marked `out_of_range`.
+official evaluator adds it as a class) and marked `out_of_range`; no label is mapped by a fuzzy
+match. A report string whose sections share one line is split at its headings and flagged
+`degraded` (`Checked.degraded`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from benchreg.core import registry
 from benchreg.core.types import Checked, Sample, Status
 from benchreg.families.cblue.catalogue import NOT_LISTED, REPORT_SECTIONS, TaskInfo, lookup
-from benchreg.families.cblue.parser import parse_report
+from benchreg.families.cblue.parser import read_report
 
 NonEmptyStr = Annotated[str, Field(min_length=1)]
 
@@ -205,7 +207,10 @@ class ReportAnswer:
 
     def check(self, answer: Any, sample: Sample) -> Checked:
         if isinstance(answer, str):
-            return Checked(parse_report(answer, skip_lead_in=False))
+            # the format document's type: a report string, read by its section headings (a
+            # report on one line is split at them and flagged degraded)
+            report, degraded = read_report(answer, skip_lead_in=False)
+            return Checked(report, degraded=degraded)
         if not isinstance(answer, dict):
             return Checked(
                 answer,

@@ -20,6 +20,8 @@ from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError, ParseError, at
+from benchreg.core.io import confined
+from benchreg.core.params import loader_params
 from benchreg.core.reader import read_json_strict, read_records
 from benchreg.core.types import Dataset, LoadContext, Parser, Sample
 from benchreg.families.cblue.catalogue import TaskInfo, lookup, task_of_params
@@ -34,6 +36,7 @@ class Row:
 
 
 @registry.loaders.register("cblue")
+@loader_params(task=str, split=str | None)
 def load_cblue(ctx: LoadContext) -> Dataset:
     unknown = sorted(set(ctx.params) - {"task", "split"})
     if unknown:
@@ -49,7 +52,7 @@ def load_cblue(ctx: LoadContext) -> Dataset:
             fix="add `parser: <the task's parser>` (it reads gold given as `target` text)",
         )
     split = str(ctx.params.get("split") or ctx.view or "dev")
-    split_file = ctx.data_root / f"{split}.json"
+    split_file = confined(ctx.data_root / f"{split}.json", ctx.data_root, what="split")
     if not split_file.is_file():
         raise BenchregError(
             f"PromptCBLUE split file {split_file.name} not found",
@@ -57,7 +60,7 @@ def load_cblue(ctx: LoadContext) -> Dataset:
             fix=f"point roots.cblue at a folder with {split}.json (JSON Lines) or pick a view",
         )
     rows = rows_of_task(split_file, info)
-    structured_file = ctx.data_root / f"{split}_structured.json"
+    structured_file = confined(ctx.data_root / f"{split}_structured.json", ctx.data_root)
     gold_by_id = structured_gold(structured_file, info) if structured_file.is_file() else {}
 
     samples: list[Sample] = []

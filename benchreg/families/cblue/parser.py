@@ -13,17 +13,22 @@ Formats (one line per entry; `，` separates values; `：` follows a heading):
 - entity attributes (CHIP-MDCFNPC, IMCS-V2-SR): lead-in line, then `<entity>：<attr>`; an attr
   outside the answer choices becomes the task's fallback attr (as the official code does).
 - labels and replies: the stripped text (CHIP-STS maps 相同/不同 to 是的/不是).
-- reports (IMCS-V2-MRG): lead-in line, then `<section>：<text>` for the six sections.
+- reports (IMCS-V2-MRG): lead-in line, then `<section>：<text>` for the six sections. A report
+  written on one line (sections joined by `；`) is split at its headings and flagged `degraded`.
+
+No parser maps a label by a fuzzy match: labels are taken as written (CHIP-STS's 相同/不同 and the
+fallback attrs of CHIP-MDCFNPC / IMCS-V2-SR are the official post-processing's own rules).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import ParseError
-from benchreg.core.types import Sample
+from benchreg.core.types import Degraded, Sample
 from benchreg.families.cblue.catalogue import REPORT_SECTIONS
 
 EVENT_KEYS: tuple[str, ...] = ("主体词", "发生状态", "描述词", "解剖部位")
@@ -130,6 +135,49 @@ def parse_report(text: str, *, skip_lead_in: bool = True) -> dict[str, str]:
     return report
 
 
+# A section heading inside a line: at the start, or after a separator a one-line report puts
+# between sections (`；`, `;`, `。`, white space) or after the lead-in's `：`. A `，` is not one, so
+# `现病史：……，诊断：……` inside a section is not read as a heading.
+_INLINE_HEADING = re.compile(
+    r"(?<![^\s；;。：])(" + "|".join(map(re.escape, REPORT_SECTIONS)) + r")："
+)
+ONE_LINE_REPORT = (
+    "IMCS-V2-MRG report with several sections on one line (not one `<section>：<text>` line "
+    "each): split at the section headings"
+)
+
+
+def split_inline_report(text: str) -> dict[str, str]:
+    """Report sections from headings anywhere in ``text`` (a report written on one line, sections
+    joined by `；`): each section runs to the next heading; text before the first heading (the
+    lead-in) is dropped, a trailing `；` is removed, a later section of the same name wins."""
+    found = list(_INLINE_HEADING.finditer(text))
+    report: dict[str, str] = {}
+    for match, following in zip(found, [*found[1:], None], strict=True):
+        end = following.start() if following is not None else len(text)
+        report[match.group(1)] = text[match.end() : end].strip().rstrip("；;").strip()
+    return report
+
+
+def read_report(text: str, *, skip_lead_in: bool = True) -> tuple[dict[str, str], str | None]:
+    """The report sections and, when they could only be read by the one-line fallback, why.
+
+    The documented layout (one `<section>：<text>` line per section, :func:`parse_report`) is read
+    as the official post-processing reads it. When a line holds several section headings and
+    splitting at them finds sections that the line layout misses (a report whose sections are
+    joined by `；` on one line, which the line layout reads as one section, or as nothing when
+    the line is taken as the lead-in), the split sections are the answer and the reason says so.
+    """
+    report = parse_report(text, skip_lead_in=skip_lead_in)
+    crowded = any(len(_INLINE_HEADING.findall(line)) > 1 for line in text.split("\n"))
+    if not crowded:
+        return report, None
+    inline = split_inline_report(text)
+    if not set(inline) - set(report):
+        return report, None
+    return inline, ONE_LINE_REPORT
+
+
 def parse_label(text: str) -> str:
     return text.strip()
 
@@ -178,8 +226,9 @@ def _reply(text: str, sample: Sample) -> str:
     return text.strip()
 
 
-def _report(text: str, sample: Sample) -> dict[str, str]:
-    return parse_report(text)
+def _report(text: str, sample: Sample) -> dict[str, str] | Degraded:
+    report, degraded = read_report(text)
+    return Degraded(report, degraded) if degraded else report
 
 
 PARSERS: dict[str, Callable[[str, Sample], Any]] = {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 
@@ -16,7 +16,16 @@ def _chem() -> Any:
 
 
 def smiles_parses(smiles: str) -> bool:
-    return _chem().MolFromSmiles(smiles) is not None
+    return _smiles_info(smiles)[0]
+
+
+@lru_cache(maxsize=1 << 18)
+def _smiles_info(smiles: str) -> tuple[bool, bool]:
+    """(parses, holds a dummy atom): RDKit parses each distinct SMILES once per process."""
+    mol = _chem().MolFromSmiles(smiles)
+    if mol is None:
+        return False, False
+    return True, any(atom.GetAtomicNum() == 0 for atom in mol.GetAtoms())
 
 
 def masked_smiles_problem(masked: str, mask: Mapping[str, Any]) -> str | None:
@@ -33,12 +42,11 @@ def masked_smiles_problem(masked: str, mask: Mapping[str, Any]) -> str | None:
         usable = isinstance(token, str) and token and token in masked
         if usable and _has_dummy_atom(masked.replace(token, "[*]")):
             return None
-    if _chem().MolFromSmiles(masked) is None:
+    if not smiles_parses(masked):
         named = f"; mask token {mask.get('token')!r} not found in it" if mask.get("token") else ""
         return f"masked SMILES {masked!r} does not parse in RDKit{named}"
     return f"masked SMILES {masked!r} has no mask: no dummy atom and no `mask.token` found in it"
 
 
 def _has_dummy_atom(smiles: str) -> bool:
-    mol = _chem().MolFromSmiles(smiles)
-    return mol is not None and any(atom.GetAtomicNum() == 0 for atom in mol.GetAtoms())
+    return _smiles_info(smiles)[1]

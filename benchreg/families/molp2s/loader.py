@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from typing import TypeVar
 
+from loguru import logger
 from pydantic import BaseModel, ValidationError
 
-from benchreg.core import registry
+from benchreg.core import checkcache, registry
 from benchreg.core.errors import BenchregError
-from benchreg.core.reader import Record, index_by_id, read_records
+from benchreg.core.io import confined, sha256_file
+from benchreg.core.params import loader_params
+from benchreg.core.reader import Record, gc_paused, index_by_id, read_records
 from benchreg.core.types import Dataset, LoadContext, Sample
 from benchreg.families.molp2s.chem_checks import masked_smiles_problem, smiles_parses
 from benchreg.families.molp2s.records import STRUCTURE_ONLY, LabelLine, TaskLine
@@ -18,7 +22,13 @@ M = TypeVar("M", bound=BaseModel)
 
 
 @registry.loaders.register("molp2s")
+@loader_params(check_smiles=bool)
 def load_molp2s(ctx: LoadContext) -> Dataset:
+    with gc_paused():  # 100k records: no collector passes over the growing heap while loading
+        return _load_molp2s(ctx)
+
+
+def _load_molp2s(ctx: LoadContext) -> Dataset:
     if len(ctx.data) != 1:
         raise BenchregError(
             f"task {ctx.task_name} must name exactly one data directory (got {len(ctx.data)})"
@@ -26,15 +36,15 @@ def load_molp2s(ctx: LoadContext) -> Dataset:
     directory = ctx.data[0]
     view = ctx.view or "correct"
     file_view = "correct" if view == STRUCTURE_ONLY else view
-    tasks_path = directory / f"{file_view}.jsonl"
-    labels_path = directory / f"{file_view}.labels.jsonl"
+    tasks_path = confined(directory / f"{file_view}.jsonl", ctx.data_root, what="view file")
+    labels_path = confined(directory / f"{file_view}.labels.jsonl", ctx.data_root, what="view file")
     check_smiles = bool(ctx.params.get("check_smiles", True))
 
     task_records = index_by_id(read_records(tasks_path), "record_id", what="task line")
     tasks = {rid: _validate(TaskLine, record) for rid, record in task_records.items()}
+    validation = "off"
     if check_smiles:
-        for rid, task in tasks.items():
-            _check_smiles(task, task_records[rid].where)
+        validation = _checked_smiles(tasks, task_records, tasks_path)
     label_records = index_by_id(read_records(labels_path), "record_id", what="label line")
     labels = {rid: _validate(LabelLine, record).label for rid, record in label_records.items()}
 
@@ -63,7 +73,11 @@ def load_molp2s(ctx: LoadContext) -> Dataset:
                 fix="labels are 0-based indices into candidate_completed_smiles",
             )
         samples.append(_sample(task, label, view, directory.name, task_records[rid].where))
-    return Dataset(samples=samples, files=[tasks_path, labels_path], info={"view": view})
+    return Dataset(
+        samples=samples,
+        files=[tasks_path, labels_path],
+        info={"view": view, "smiles_checks": validation},
+    )
 
 
 def _sample(task: TaskLine, label: int, view: str, directory: str, where: str) -> Sample:
@@ -105,6 +119,26 @@ def _validate(model: type[M], record: Record) -> M:
             where=record.where,
             fix=f"expected fields: {', '.join(model.model_fields)}",
         ) from None
+
+
+SMILES_CHECK = "molp2s.smiles"  # the validation cache's name of the RDKit checks below
+
+
+def _checked_smiles(
+    tasks: dict[str, TaskLine], records: dict[str, Record], path: Path
+) -> str:
+    """Run the RDKit checks of every record, unless they passed before on this exact file
+    (same sha256, same benchreg version: see core.checkcache). Returns what was done."""
+    if checkcache.validated(SMILES_CHECK, [path]):
+        logger.info(
+            f"{path.name}: RDKit SMILES checks skipped, they passed before on this file "
+            f"(sha256 {sha256_file(path)[:12]}, validation cache {checkcache.cache_dir()})"
+        )
+        return "cached"
+    for rid, task in tasks.items():
+        _check_smiles(task, records[rid].where)
+    checkcache.mark_validated(SMILES_CHECK, [path])
+    return "checked"
 
 
 def _check_smiles(task: TaskLine, where: str) -> None:

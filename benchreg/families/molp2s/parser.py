@@ -1,4 +1,9 @@
-"""Model text -> MolP2S answer (the JSON object the prompt asks for)."""
+"""Model text -> MolP2S answer (the JSON object the prompt asks for).
+
+Only JSON is accepted: an index is never recovered from prose ("I pick candidate 2"), so no
+MolP2S parse is a fallback read and none is flagged `degraded`; a reply without such an object is
+invalid.
+"""
 
 from __future__ import annotations
 

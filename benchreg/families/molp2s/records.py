@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 VIEWS = ("correct", "shuffled", "counterfactual")
 STRUCTURE_ONLY = "structure_only"
@@ -33,4 +33,4 @@ class LabelLine(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     record_id: str = Field(min_length=1)
-    label: int
+    label: StrictInt  # "1" or true is not index 1

@@ -1,11 +1,17 @@
 """Analysis `reaction_mc_reference_gain`: do reference conditions help a system?
 
-For each system (job `model`) and each family (single_varying, all_varying), the jobs of
+For each system and each family (single_varying, all_varying), the jobs of
 `reaction_mc/<family>_reference` and `reaction_mc/<family>_reference_control` are paired question
 by question (same base id, i.e. the id without `_ref` / `_ref_control`). Reported per pair type:
 mean relative score with and without references, the mean paired difference with a paired
 bootstrap CI and a two-sided Wilcoxon signed-rank p (core.stats), and exact hits with an exact
 McNemar p (core.analysis.paired_binary).
+
+A system is its identity (`metrics.json` `model_id`), shown by its display name (with the short
+identity when two systems share a name, and the data root when one ran on several); a predictions
+file per question type ties into one system through a common `model.label` (see
+core.analysis.JobRecord.group). Two jobs of one system, data root and question type are an error
+that names both job folders.
 """
 
 from __future__ import annotations
@@ -15,7 +21,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchreg.core import registry
-from benchreg.core.analysis import AnalysisReport, JobRecord, markdown_table, paired_binary
+from benchreg.core.analysis import (
+    AnalysisReport,
+    JobRecord,
+    group_identities,
+    markdown_table,
+    paired_binary,
+    system_labels,
+    unique_jobs,
+)
 from benchreg.core.stats import paired_bootstrap_ci, wilcoxon_signed_rank
 from benchreg.families.reaction_mc.records import base_id
 
@@ -82,22 +96,6 @@ def pair_stats(
     }
 
 
-def _data_root(job: JobRecord) -> str:
-    return str(job.metrics.get("data_root") or job.provenance.get("data_root") or "")
-
-
-def _system_labels(jobs: Sequence[JobRecord]) -> dict[tuple[str, str], str]:
-    """(model, data root) -> label; the root is shown only when a model ran on several roots."""
-    roots: dict[str, set[str]] = defaultdict(set)
-    for job in jobs:
-        roots[job.model].add(_data_root(job))
-    return {
-        (model, root): f"{model} @ {root}" if len(found) > 1 else model
-        for model, found in roots.items()
-        for root in found
-    }
-
-
 @registry.analyses.register(NAME)
 def reference_gain(
     jobs: Sequence[JobRecord],
@@ -109,13 +107,14 @@ def reference_gain(
     grouped: dict[str, dict[str, JobRecord]] = defaultdict(dict)
     notes: list[str] = []
     ours = [job for job in jobs if _question_type(job) is not None]
-    labels = _system_labels(ours)
-    for job in ours:
-        qtype = str(_question_type(job))
-        key = labels[(job.model, _data_root(job))]
-        if qtype in grouped[key]:
-            notes.append(f"{key}: several {qtype} jobs; the last one ({job.dir}) is used")
-        grouped[key][qtype] = job
+    labels = system_labels(ours)
+    identities = group_identities(ours)
+    system_ids: dict[str, Any] = {}
+    for (group, root, _task, _view), job in unique_jobs(ours, NAME).items():
+        key = labels[(group, root)]
+        grouped[key][str(_question_type(job))] = job
+        found = identities[group]
+        system_ids[key] = found[0] if len(found) == 1 else found
     systems: dict[str, dict[str, Any]] = {}
     for key in sorted(grouped):
         by_type = grouped[key]
@@ -132,7 +131,7 @@ def reference_gain(
                 ref, ctrl, metric=metric, hit_metric=hit_metric, n_boot=n_boot, seed=seed
             )
     data = {"metric": metric, "hit_metric": hit_metric, "n_boot": n_boot, "seed": seed,
-            "systems": systems, "notes": notes}
+            "systems": systems, "system_ids": system_ids, "notes": notes}
     return AnalysisReport(name=NAME, markdown=_markdown(data), data=data)
 
 
@@ -164,6 +163,12 @@ def _markdown(data: Mapping[str, Any]) -> str:
         for family, s in families.items()
     ]
     lines.append(markdown_table(HEADER, rows) if rows else "(no reference/control job pairs found)")
+    if data["systems"]:
+        lines += ["", "Model identities:", ""]
+        for system in data["systems"]:
+            found = data["system_ids"].get(system)
+            found = found if isinstance(found, list) else [found]
+            lines.append(f"- {system}: " + ", ".join(f"`{i}`" for i in found))
     unpaired = [
         f"- {system} / {family}: {s['unpaired_reference']} reference and "
         f"{s['unpaired_control']} control questions without a partner"

@@ -12,11 +12,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
-from benchreg.core.reader import index_by_id, read_records
+from benchreg.core.io import confined
+from benchreg.core.params import loader_params
+from benchreg.core.reader import gc_paused, index_by_id, read_records
 from benchreg.core.types import Dataset, LoadContext, Sample
 from benchreg.families.reaction_mc.effective import formula_scores
 from benchreg.families.reaction_mc.records import QUESTION_TYPES, Question, check_identity
@@ -46,18 +48,30 @@ def read_questions(path: Path, question_type: str) -> list[Question]:
         raise BenchregError(
             f"unknown question_type {question_type!r}", fix=f"one of {', '.join(QUESTION_TYPES)}"
         )
-    questions: list[Question] = []
-    for qid, record in index_by_id(read_records(path), "id", what="question").items():
+    records = list(index_by_id(read_records(path), "id", what="question").items())
+    try:  # the whole file in one pydantic call; on a violation, find the first one in order
+        questions = _QUESTIONS.validate_python([record.data for _, record in records])
+    except ValidationError:
+        questions = None
+    for position, (qid, record) in enumerate(records):
         label = f"{record.where} (question {qid})"
-        try:
-            question = Question.model_validate(record.data)
-        except ValidationError as exc:
-            raise BenchregError(_first_error(exc), where=label, fix="see spec section 7") from None
+        if questions is None:
+            try:
+                question = Question.model_validate(record.data)
+            except ValidationError as exc:
+                raise BenchregError(
+                    _first_error(exc), where=label, fix="see spec section 7"
+                ) from None
+        else:
+            question = questions[position]
         problem = check_identity(question, question_type)
         if problem:
             raise BenchregError(problem, where=label)
-        questions.append(question)
+    assert questions is not None  # a failed batch raised in the loop above
     return questions
+
+
+_QUESTIONS = TypeAdapter(list[Question])
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -97,15 +111,17 @@ def to_sample(question: Question) -> Sample:
 
 
 @registry.loaders.register("reaction_mc_questions")
+@loader_params(question_type=str)
 def load_questions(ctx: LoadContext) -> Dataset:
     question_type = str(ctx.params.get("question_type", ""))
     if len(ctx.data) != 1:
         raise BenchregError(
             f"task {ctx.task_name} must name exactly one data file", fix="set `data: [<file>]`"
         )
-    path = resolve_data_file(ctx.data[0])
-    questions = read_questions(path, question_type)
-    samples = [to_sample(q) for q in questions]
+    path = confined(resolve_data_file(ctx.data[0]), ctx.data_root)
+    with gc_paused():  # no collector passes over the growing heap while loading
+        questions = read_questions(path, question_type)
+        samples = [to_sample(q) for q in questions]
     return Dataset(
         samples=samples,
         files=[path],

@@ -13,6 +13,12 @@ Steps (anything ambiguous raises ParseError, so the sample counts as invalid):
 4. Option mentions: "Option N", "选项 N", "option #N" — all must agree.
 5. The whole reply is one integer (possibly in backticks, bold or with a final period).
 Several different numbers at the deciding step, or no number at all, is a ParseError.
+
+The spec asks the model to output only the 0-based option number (section 3.1). A reply that is
+only the integer (step 5; code ticks, bold or a final period tolerated) or only one JSON object
+holding it (step 2) is read as asked; an index found in prose (a JSON object inside other text,
+steps 3 and 4) is returned as :class:`Degraded`, so the sample is flagged `degraded` (scored as
+given). No option is matched by its text (no fuzzy matching of condition names).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from typing import Any
 from benchreg.core import registry
 from benchreg.core.errors import ParseError
 from benchreg.core.text import json_objects, strip_reasoning
-from benchreg.core.types import Sample
+from benchreg.core.types import Degraded, Sample
 
 _JSON_KEYS = ("answer", "option", "option_index", "index", "choice")
 _INT = r"([-+]?\d+)"
@@ -42,6 +48,7 @@ _ANSWER_PATTERNS = (
         re.IGNORECASE,
     ),
 )
+_PHRASE_KINDS = ("\\boxed{N}", "an answer phrase", "a choose/select phrase")
 _OPTION_PATTERN = re.compile(r"(?:option|选项|選項)\s*[#(（]?\s*" + _INT + r"(?!\.?\d)", re.I)
 _INT_TEXT = re.compile(r"\s*[-+]?\d+\s*")
 _FENCE = re.compile(r"^```(?:json)?|```$", re.IGNORECASE)
@@ -84,26 +91,41 @@ def _agreeing(numbers: list[int], what: str) -> int | None:
     return distinct[0] if distinct else None
 
 
-def parse_option_index(text: str) -> int:
+FROM_PROSE = (
+    "option index recovered from free text ({how}), not a reply that is only the index as the "
+    "prompt asks"
+)
+
+
+def read_option_index(text: str) -> tuple[int, str | None]:
+    """The option index and, when it was recovered from free text rather than given as asked
+    (the reply is only the integer, or only one JSON object holding it), how it was found."""
     body = strip_reasoning(text)
     if not body:
         raise ParseError("empty reply (after removing reasoning)")
     from_json = _from_json(body)
     if from_json is not None:
-        return from_json
-    for pattern in _ANSWER_PATTERNS:
+        if _whole_reply_is_json(body):
+            return from_json, None
+        return from_json, FROM_PROSE.format(how="a JSON object inside other text")
+    for pattern, how in zip(_ANSWER_PATTERNS, _PHRASE_KINDS, strict=True):
         found = _agreeing([int(m) for m in pattern.findall(body)], "answer phrases")
         if found is not None:
-            return found
+            return found, FROM_PROSE.format(how=how)
     found = _agreeing([int(m) for m in _OPTION_PATTERN.findall(body)], "option mentions")
     if found is not None:
-        return found
+        return found, FROM_PROSE.format(how="an option mention")
     bare = _BARE.match(body)
     if bare:
-        return int(bare.group(1))
+        return int(bare.group(1)), None
     raise ParseError("no option index found")
 
 
+def parse_option_index(text: str) -> int:
+    return read_option_index(text)[0]
+
+
 @registry.parsers.register("reaction_mc_option_index")
-def parse(text: str, sample: Sample, **params: Any) -> int:
-    return parse_option_index(text)
+def parse(text: str, sample: Sample, **params: Any) -> int | Degraded:
+    index, degraded = read_option_index(text)
+    return Degraded(index, degraded) if degraded else index

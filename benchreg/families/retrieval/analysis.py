@@ -13,7 +13,7 @@ from statistics import fmean
 from typing import Any
 
 from benchreg.core import registry
-from benchreg.core.analysis import AnalysisReport, JobRecord, markdown_table
+from benchreg.core.analysis import AnalysisReport, JobRecord, markdown_table, system_labels
 from benchreg.core.ranking.clean_at_k import is_clean
 from benchreg.core.ranking.false_recall import is_false_recall
 from benchreg.core.ranking.mrr import reciprocal_rank
@@ -68,8 +68,16 @@ def per_query(job: JobRecord) -> list[tuple[Row, dict[str, float]]]:
     return out
 
 
+def _model(job: JobRecord, labels: dict[tuple[str, str], str] | None) -> str:
+    """The model's display name, with its short identity when another model shares the name."""
+    return labels.get(job.system_key, job.model) if labels else job.model
+
+
 def breakdown(
-    jobs: Sequence[JobRecord], key: Callable[[Row], str], label: str
+    jobs: Sequence[JobRecord],
+    key: Callable[[Row], str],
+    label: str,
+    labels: dict[tuple[str, str], str] | None = None,
 ) -> tuple[str, list[dict[str, Any]]]:
     names = ["recall@10", "mrr", "ndcg@10", "false_recall", "temporal_correctness",
              "holder_correctness"]
@@ -83,10 +91,11 @@ def breakdown(
             for name in names:
                 vals = [v[name] for v in items if name in v]
                 cells[name] = (fmean(vals), len(vals)) if vals else None
-            rows.append([job.task, job.view, job.model, group, len(items)] + [
+            rows.append([job.task, job.view, _model(job, labels), group, len(items)] + [
                 f"{c[0]:.4f} (n={c[1]})" if c else "" for c in cells.values()
             ])
-            data.append({"task": job.task, "view": job.view, "model": job.model,
+            data.append({"task": job.task, "view": job.view, "model": _model(job, labels),
+                         "model_id": job.model_id,
                          label: group, "entries": len(items),
                          **{n: (list(c) if c else None) for n, c in cells.items()}})
     header = ["task", "view", "model", label, "entries", *names]
@@ -104,12 +113,13 @@ def _as_of_date(row: Row) -> str:
 
 @registry.analyses.register("retrieval_modalities")
 def retrieval_modalities(jobs: list[JobRecord]) -> AnalysisReport:
-    jobs = sorted(jobs, key=lambda j: (j.task, j.view or "", j.model))
+    labels = system_labels(jobs)
+    jobs = sorted(jobs, key=lambda j: (j.task, j.view or "", _model(j, labels)))
     names: list[str] = []
     for job in jobs:
         names += [n for n in job.metrics["metrics"] if n not in names]
     rows = [
-        [job.task, job.view, job.model]
+        [job.task, job.view, _model(job, labels)]
         + [_cell(job.metrics["metrics"][n]) if n in job.metrics["metrics"] else "" for n in names]
         for job in jobs
     ]
@@ -118,8 +128,8 @@ def retrieval_modalities(jobs: list[JobRecord]) -> AnalysisReport:
         for job in jobs
         for path, sha in sorted(job.provenance.get("data_files_sha256", {}).items())
     ]
-    holder_md, holder_data = breakdown(jobs, _holder, "holder")
-    as_of_md, as_of_data = breakdown(jobs, _as_of_date, "as_of")
+    holder_md, holder_data = breakdown(jobs, _holder, "holder", labels)
+    as_of_md, as_of_data = breakdown(jobs, _as_of_date, "as_of", labels)
     markdown = "\n\n".join([
         "# Retrieval: every metric per modality",
         "Each cell: value (n/denominator) and the gate verdict from the task entry. "
@@ -136,7 +146,8 @@ def retrieval_modalities(jobs: list[JobRecord]) -> AnalysisReport:
     ]) + "\n"
     data = {
         "runs": [
-            {"task": j.task, "view": j.view, "model": j.model, "metrics": j.metrics["metrics"],
+            {"task": j.task, "view": j.view, "model": _model(j, labels),
+             "model_id": j.model_id, "metrics": j.metrics["metrics"],
              "counts": j.metrics.get("counts", {}),
              "sha256": j.provenance.get("data_files_sha256", {})}
             for j in jobs

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from benchreg.core.errors import BenchregError, at
-from benchreg.core.io import read_text
+from benchreg.core.io import confined, read_text
 from benchreg.core.reader import read_records
 from benchreg.families.retrieval.records import ManifestRow
 
@@ -42,7 +42,7 @@ def read_units(row: ManifestRow, corpus_dir: Path) -> list[Unit]:
     """The units of one source; [] when the source has no file (it cannot be shipped)."""
     if row.path is None:
         return []
-    path = corpus_dir / row.path
+    path = confined(corpus_dir / row.path, corpus_dir, what="manifest path")
     reader = READERS[row.modality]
     return list(reader(path))
 

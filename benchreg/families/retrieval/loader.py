@@ -11,11 +11,12 @@ Entries that break a rule of spec 004 are void: dropped, each named in a warning
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.io import sha256_file
+from benchreg.core.params import loader_params
 from benchreg.core.reader import Record, read_records
 from benchreg.core.types import Dataset, LoadContext, Sample
 from benchreg.families.retrieval.manifest import read_manifest
@@ -82,6 +83,7 @@ def sample_of(located: Located) -> Sample:
 
 
 @registry.loaders.register("retrieval")
+@loader_params(modality=str, void_entries=Literal["drop", "error"])
 def load_retrieval(ctx: LoadContext) -> Dataset:
     modality = str(ctx.params.get("modality", ""))
     if modality not in MODALITIES:

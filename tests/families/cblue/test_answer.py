@@ -60,3 +60,29 @@ def test_random_answers_are_valid_and_in_range() -> None:
     for task in TASK_NAMES:
         result = run_cblue(task, None, None, system="random")
         assert result.statuses["ok"] == len(result.samples), task
+
+
+def test_one_line_report_string_is_split_and_flagged_degraded(
+    raw: Path, reference: Path, tmp_path: Path
+) -> None:
+    """A results.json report string with its sections joined by `；` on one line (issue 13)."""
+    data = load_json(reference / "perfect.json")
+    for entry in data["IMCS-V2-MRG"]:
+        entry["answer"] = "；".join(f"{k}：{v}" for k, v in entry["answer"].items())
+    result = run_cblue("IMCS-V2-MRG", write_json(tmp_path / "mrg.json", data), raw)
+    assert result.statuses["ok"] == 5
+    assert all(p.degraded and "one line" in p.degraded for p in result.predictions)
+    structured = load_json(raw / "dev_structured.json")["IMCS-V2-MRG"]
+    gold = {e["sample_id"]: e["answer"] for e in structured}
+    assert {p.sample_id: p.answer for p in result.predictions} == gold
+    assert_scores(result, reference_scores(reference, "perfect", "IMCS-V2-MRG"))
+
+
+def test_report_string_in_the_documented_layout_is_not_degraded(
+    raw: Path, reference: Path, tmp_path: Path
+) -> None:
+    data = load_json(reference / "perfect.json")
+    for entry in data["IMCS-V2-MRG"]:
+        entry["answer"] = "\n".join(f"{k}：{v}" for k, v in entry["answer"].items())
+    result = run_cblue("IMCS-V2-MRG", write_json(tmp_path / "mrg.json", data), raw)
+    assert not any(p.degraded for p in result.predictions)

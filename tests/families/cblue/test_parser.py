@@ -129,3 +129,79 @@ def test_parsers_needing_options_reject_samples_without_options(task: str) -> No
 
     with pytest.raises(ParseError):
         parse_text(task, "x", Sample("s", {"answer_choices": None}, None))
+
+
+# --- a report written on one line (issue 13) ----------------------------------------------------
+
+GOLD_TEXT = (
+    "上述问诊对话的诊疗报告如下：\n主诉：大便次数多。\n现病史：患儿大便次数增多两天。\n"
+    "辅助检查：暂缺。\n既往史：不详。\n诊断：消化不良。\n建议：益生菌，别着凉。"
+)
+GOLD = {
+    "主诉": "大便次数多。",
+    "现病史": "患儿大便次数增多两天。",
+    "辅助检查": "暂缺。",
+    "既往史": "不详。",
+    "诊断": "消化不良。",
+    "建议": "益生菌，别着凉。",
+}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        GOLD_TEXT.replace("\n", "；"),  # everything on one line, lead-in included
+        GOLD_TEXT.split("\n", 1)[0] + "\n" + "；".join(GOLD_TEXT.split("\n")[1:]),  # own lead-in
+        "；".join(GOLD_TEXT.split("\n")[1:]),  # no lead-in at all
+        GOLD_TEXT.replace("\n", ""),  # sections run on after their final 。
+    ],
+)
+def test_one_line_report_is_split_at_its_headings_and_degraded(text: str) -> None:
+    from benchreg.core.types import Degraded
+    from benchreg.families.cblue.parser import read_report
+
+    report, reason = read_report(text)
+    assert report == GOLD and reason is not None and "one line" in reason
+    parsed = parse_text("IMCS-V2-MRG", text, Sample("s", {}, GOLD))
+    assert isinstance(parsed, Degraded) and parsed.answer == GOLD
+
+
+def test_documented_report_layout_is_read_as_the_official_post_processing_reads_it() -> None:
+    from benchreg.families.cblue.parser import read_report
+
+    assert read_report(GOLD_TEXT) == (GOLD, None)
+    # a `，诊断：` inside a section is not a heading; the section's own line wins
+    text = "引导语\n现病史：外院诊断：肺炎，诊断：支气管炎\n诊断：上感。"
+    expected = {"现病史": "外院诊断：肺炎，诊断：支气管炎", "诊断": "上感。"}
+    assert read_report(text) == (expected, None)
+    # the first line is the lead-in, as in the official code (a quirk kept on purpose)
+    assert read_report("主诉：咳嗽。\n现病史：三天。") == ({"现病史": "三天。"}, None)
+
+
+def test_one_line_report_as_model_text_scores_as_the_gold(raw: Path, tmp_path: Path) -> None:
+    """The gold text itself, on one line, scores rougeL 0.999999995 (the official perfect score)
+    instead of 0.31; every sample is flagged degraded and results.json carries the sections."""
+    from benchreg.core.analysis import JobRecord
+    from benchreg.core.records import write_run
+    from benchreg.families.cblue.analysis import cblue_jobs, results_json
+
+    from .cblue_helpers import load_json, run_cblue, write_jsonl
+
+    rows = [
+        json.loads(line) for line in (raw / "dev.json").read_text("utf-8").splitlines() if line
+    ]
+    mrg = [r for r in rows if r["task_dataset"] == "IMCS-V2-MRG"]
+    preds = [{"sample_id": r["sample_id"], "output": r["target"].replace("\n", "；")} for r in mrg]
+    result = run_cblue("IMCS-V2-MRG", write_jsonl(tmp_path / "one_line.jsonl", preds), raw)
+    assert result.metrics["rougeL"].value == pytest.approx(0.999999995, abs=1e-9)
+    assert result.statuses["ok"] == len(mrg)
+    record = write_run(tmp_path / "job", result, {})
+    assert record["degraded"] == len(mrg)
+    job = JobRecord(tmp_path / "job", record, load_json(tmp_path / "job" / "provenance.json"))
+    assert all("one line" in row["degraded"] for row in job.samples)
+    (run,) = cblue_jobs([job])
+    written = results_json({"IMCS-V2-MRG": run})["IMCS-V2-MRG"]
+    gold = load_json(raw / "dev_structured.json")["IMCS-V2-MRG"]
+    assert {e["sample_id"]: e["answer"] for e in written} == {
+        e["sample_id"]: e["answer"] for e in gold
+    }

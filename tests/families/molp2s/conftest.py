@@ -60,3 +60,9 @@ def release(tmp_path: Path) -> Callable[..., Path]:
 @pytest.fixture
 def make_record() -> Callable[..., dict[str, Any]]:
     return record
+
+
+@pytest.fixture(autouse=True)
+def _own_validation_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> None:
+    """Each test gets an empty validation cache (see benchreg.core.checkcache)."""
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path_factory.mktemp("benchreg-cache")))

@@ -145,3 +145,39 @@ def test_missing_files_are_reported(tmp_path: Path) -> None:
     (tmp_path / "data" / "gap").mkdir(parents=True)
     with pytest.raises(BenchregError, match=r"correct\.jsonl: file not found"):
         load(tmp_path)
+
+
+def test_smiles_checks_are_cached_by_the_file_sha256(
+    release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A repeated load of an unchanged file skips the RDKit checks and says so; a changed file
+    (or a file that failed) is checked again."""
+    from benchreg.families.molp2s import loader as molp2s_loader
+
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    root = release()
+    calls: list[str] = []
+    real = molp2s_loader._check_smiles
+    monkeypatch.setattr(
+        molp2s_loader, "_check_smiles", lambda task, where: calls.append(where) or real(task, where)
+    )
+    first = load(root)
+    assert first.info["smiles_checks"] == "checked" and calls
+    calls.clear()
+    again = load(root)
+    assert again.info["smiles_checks"] == "cached" and not calls
+    assert [s.input for s in again.samples] == [s.input for s in first.samples]
+    assert list((tmp_path / "cache" / "validated").rglob("*.json"))
+    monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
+    assert load(root).info["smiles_checks"] == "checked" and calls
+
+
+def test_a_file_that_fails_the_smiles_checks_is_never_cached(
+    release, make_record, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    root = release(records=[make_record("r0", candidate_completed_smiles=["C", "not a smiles"])])
+    for _ in range(2):
+        with pytest.raises(BenchregError, match="does not parse in RDKit"):
+            load(root)
+    assert not (tmp_path / "cache").exists()

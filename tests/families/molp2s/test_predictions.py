@@ -86,10 +86,18 @@ def test_duplicate_record_id_rejects_the_file(release, tmp_path: Path) -> None:
 
 
 def test_unknown_record_is_ignored_not_scored(release, tmp_path: Path) -> None:
-    lines = [{"record_id": "ghost", "selected_candidate_index": 0}]
+    lines = [
+        {"record_id": "ghost", "selected_candidate_index": 0},
+        {"record_id": "r0", "selected_candidate_index": 0},
+    ]
     result = score(release(), lines, tmp_path)
     assert result.system_report.unknown_ids == ["ghost"]
-    assert result.statuses["missing"] == 6
+    assert result.statuses["missing"] == 5
+
+
+def test_a_file_for_other_records_only_stops_with_a_hint(release, tmp_path: Path) -> None:
+    with pytest.raises(BenchregError, match=r"none of the 6 samples .* another split or task"):
+        score(release(), [{"record_id": "ghost", "selected_candidate_index": 0}], tmp_path)
 
 
 def test_text_output_is_parsed(release, tmp_path: Path) -> None:

@@ -1,0 +1,83 @@
+"""Shared by the bench scripts: run each side in its own process, paired, and report medians.
+
+A side is a command line. Each repeat runs every side once, in order (a pair, or a triple), so a
+slow spell of a shared machine hits all sides of a repeat alike. Measured per run: whole-process
+wall (start to exit, interpreter start-up and imports included) and the process's peak RSS
+(``ru_maxrss`` of that child alone, read with ``wait4``). Reported: the median of each side, and
+the median over repeats of the per-repeat ratio to the reference side.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Side:
+    label: str
+    argv: Sequence[str]
+    env: dict[str, str] = field(default_factory=dict)
+    setup: Sequence[str] | None = None  # a command run (untimed) before each run of this side
+    walls: list[float] = field(default_factory=list)
+    rss_mib: list[float] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+
+
+def measure(sides: Sequence[Side], repeats: int) -> None:
+    for _ in range(repeats):
+        for side in sides:
+            if side.setup:
+                subprocess.run(list(side.setup), check=True, env={**os.environ, **side.env})
+            wall, rss, out = run_child(side.argv, side.env)
+            side.walls.append(wall)
+            side.rss_mib.append(rss)
+            side.outputs.append(out)
+
+
+def run_child(argv: Sequence[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """Run ``argv`` under a tiny wrapper that reports the child's own peak RSS."""
+    wrapper = [sys.executable, "-m", "bench._rss", *argv]
+    tic = time.perf_counter()
+    proc = subprocess.run(
+        wrapper, capture_output=True, text=True, env={**os.environ, **env}, check=False
+    )
+    wall = time.perf_counter() - tic
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout[-2000:] + proc.stderr[-4000:])
+        raise SystemExit(f"{' '.join(argv)} failed with exit code {proc.returncode}")
+    lines = proc.stderr.strip().splitlines()
+    info = json.loads(lines[-1])
+    return info.get("wall", wall), info["peak_rss_mib"], proc.stdout
+
+
+def report(
+    sides: Sequence[Side], reference: Side, *, per: int | None = None, unit: str = ""
+) -> str:
+    rows = []
+    head = f"{'side':<44} {'median wall':>12} {'peak RSS':>10} {'wall ratio':>11} {'RSS ratio':>10}"
+    if per:
+        head += f" {unit + '/s':>14}"
+    rows.append(head)
+    for side in sides:
+        wall = statistics.median(side.walls)
+        rss = statistics.median(side.rss_mib)
+        ratio = statistics.median(a / b for a, b in zip(side.walls, reference.walls, strict=True))
+        rss_ratio = statistics.median(
+            a / b for a, b in zip(side.rss_mib, reference.rss_mib, strict=True)
+        )
+        row = f"{side.label:<44} {wall:10.2f} s {rss:6.0f} MiB {ratio:10.2f}x {rss_ratio:9.2f}x"
+        if per:
+            row += f" {per / wall:14,.0f}"
+        rows.append(row)
+    rows.append(
+        f"(medians of {len(reference.walls)} paired runs; ratios = median of the per-run ratio to "
+        f"'{reference.label}'; wall = whole process incl. start-up)"
+    )
+    return "\n".join(rows)

@@ -1,0 +1,120 @@
+"""Benchmark: reaction-condition MC scoring at 100,000 questions vs a minimal stdlib scorer.
+
+Run by hand, from the project root:
+
+    python -m bench.reaction_mc_100k [--questions 100000] [--repeats 3]
+
+Data (temp folder): the embedded sample's `single_varying` questions, cycled with new ids
+(`bench<k>_table_0_q1`) into one `multiple_choice_single_varying.json` of N questions (~1.9 kB
+each), and a predictions file `{id: index}` with a seeded random option per question.
+
+Sides, each in its own process (whole-process wall and peak RSS, see bench/_harness.py):
+- `minimal scorer`: stdlib only, the structural rules of `records.py` (options non-empty, the
+  five aligned meta lists as long as the options, answer a non-empty list of in-range ints, id
+  pattern and suffix, question_type, target_key), ids unique, then hits = predicted index among
+  the options of the best `meta.effective_scores` (benchreg's `exact_match_accuracy`);
+- `benchreg`: `run_task(reaction_mc/single_varying, model=predictions)`, default CIs.
+Hits are checked equal on both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from bench._harness import Side, measure, report
+
+FILE = "multiple_choice_single_varying.json"
+ALIGNED = (
+    "yields", "effective_scores", "scores", "option_relative_scores", "option_source_entries"
+)
+
+
+def build(folder: Path, n: int) -> None:
+    sample = Path(__file__).resolve().parents[1] / "benchreg/families/reaction_mc/sample" / FILE
+    pool = json.loads(sample.read_text("utf-8"))
+    rng = random.Random(0)
+    questions, preds = [], {}
+    for k in range(n):
+        question = {**pool[k % len(pool)], "id": f"bench{k}_table_0_q1"}
+        questions.append(question)
+        preds[question["id"]] = rng.randrange(len(question["options"]))
+    (folder / "data").mkdir()
+    (folder / "data" / FILE).write_text(json.dumps(questions, ensure_ascii=False, indent=2))
+    (folder / "predictions.json").write_text(json.dumps(preds))
+
+
+ID_RE = re.compile(r"^(?P<table>.+)_q(?P<n>\d+)(?P<suffix>_ref_control|_ref)?$")
+
+
+def minimal_scorer(folder: Path) -> int:
+    questions = json.loads((folder / "data" / FILE).read_text("utf-8"))
+    gold: dict[str, list[int]] = {}
+    for q in questions:
+        qid, n = q["id"], len(q["options"])
+        match = ID_RE.match(qid)
+        if qid in gold or not match or match.group("suffix") or n == 0:
+            raise ValueError(f"bad question {qid}")
+        if q["question_type"] != "single_varying" or not q.get("target_key"):
+            raise ValueError(f"bad question {qid}")
+        if any(len(q["meta"][name]) != n for name in ALIGNED):
+            raise ValueError(f"bad meta in {qid}")
+        answer = q["answer"]
+        if not answer or any(type(i) is not int or not 0 <= i < n for i in answer):
+            raise ValueError(f"bad answer in {qid}")
+        effective = q["meta"]["effective_scores"]  # exact match: an option of the best score
+        top = max(effective)
+        gold[qid] = [i for i, value in enumerate(effective) if value == top]
+    preds = json.loads((folder / "predictions.json").read_text("utf-8"))
+    return sum(1 for qid, index in preds.items() if index in gold.get(qid, ()))
+
+
+def benchreg_scorer(folder: Path) -> int:
+    from benchreg import RunOptions, load_task, run_task
+
+    result = run_task(
+        load_task("reaction_mc/single_varying"),
+        view=None,
+        roots={"reaction_mc": str(folder / "data")},
+        options=RunOptions(progress=False),
+        system_cfg={"name": "predictions", "path": str(folder / "predictions.json")},
+    )
+    return round(result.metrics["exact_match_accuracy"].value * len(result.samples))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--side", choices=["minimal", "benchreg"], help=argparse.SUPPRESS)
+    parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.side:
+        fn = minimal_scorer if args.side == "minimal" else benchreg_scorer
+        print(json.dumps({"hits": fn(args.data)}))
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        build(folder, args.questions)
+        size = (folder / "data" / FILE).stat().st_size
+        me = [sys.executable, "-m", "bench.reaction_mc_100k", "--data", str(folder), "--side"]
+        sides = [
+            Side("minimal stdlib scorer (reference)", [*me, "minimal"]),
+            Side("benchreg", [*me, "benchreg"], env={"BENCHREG_CACHE_DIR": str(folder / "c")}),
+        ]
+        measure(sides, args.repeats)
+        hits = {json.loads(o.strip().splitlines()[-1])["hits"] for s in sides for o in s.outputs}
+        assert len(hits) == 1, hits
+    print(f"reaction-MC single_varying, {args.questions:,} questions ({size / 2**20:.0f} MiB "
+          f"JSON), same hits on both sides: {hits.pop():,}")
+    print(report(sides, sides[0], per=args.questions, unit="questions"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,375 @@
+"""`python -m benchreg compare <sweep A> [<sweep B>] [--a MODEL] [--b MODEL]`: is one system
+better than another, by how much, and does the difference hold?
+
+For every (task, view) that both sides ran, the per-sample scores of the primary metric are paired
+on sample id; the mean difference (A - B) gets a paired percentile-bootstrap 95% CI and a test:
+exact McNemar when every score is 0/1, else the Wilcoxon signed-rank test. The p-values are
+Holm-corrected across the compared tasks. The comparison is refused (exit 2) when the two sides
+read data files with different sha256: their scores are then not about the same samples.
+
+With one sweep, A and B are two models of that sweep (`--a`/`--b` name them when it holds more
+than two); with two sweeps, each side is the sweep's model (or the one `--a`/`--b` names). A model
+is named by its shown name or its `model_id`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchreg.core.analysis import JobRecord, read_jobs
+from benchreg.core.errors import BenchregError
+from benchreg.core.io import atomic_write_json, atomic_write_text
+
+ALPHA = 0.05
+
+
+@dataclass
+class TaskComparison:
+    task: str
+    view: str | None
+    metric: str
+    n_pairs: int
+    only_a: int
+    only_b: int
+    mean_a: float | None = None
+    mean_b: float | None = None
+    difference: float | None = None
+    ci95: tuple[float, float] | None = None
+    test: str = ""
+    p: float | None = None
+    p_holm: float | None = None
+    significant: bool = False
+    discordant: tuple[int, int] | None = None  # McNemar: (A right only, B right only)
+    note: str = ""
+
+
+@dataclass
+class Comparison:
+    a: str
+    b: str
+    rows: list[TaskComparison] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    alpha: float = ALPHA
+    n_boot: int = 2000
+
+
+def model_id(job: JobRecord) -> str:
+    return str(job.metrics.get("model_id") or job.metrics.get("model"))
+
+
+def _names(job: JobRecord) -> set[str]:
+    return {model_id(job), str(job.metrics.get("model"))}
+
+
+def _pick(jobs: list[JobRecord], wanted: str | None, where: Path, flag: str) -> list[JobRecord]:
+    models = sorted({model_id(j) for j in jobs})
+    if wanted is not None:
+        chosen = [j for j in jobs if wanted in _names(j)]
+        if not chosen:
+            raise BenchregError(
+                f"no finished job of model {wanted!r}",
+                where=where,
+                fix=f"choose one of: {', '.join(models) or '(none)'}",
+            )
+        return chosen
+    if len(models) != 1:
+        raise BenchregError(
+            f"the sweep holds {len(models)} models ({', '.join(models) or 'no finished job'})",
+            where=where,
+            fix=f"name the one to compare with {flag} MODEL",
+        )
+    return jobs
+
+
+def select_sides(
+    sweep_a: Path, sweep_b: Path | None, a: str | None, b: str | None
+) -> tuple[list[JobRecord], list[JobRecord]]:
+    jobs_a = read_jobs(sweep_a)
+    if sweep_b is not None:
+        return _pick(jobs_a, a, sweep_a, "--a"), _pick(read_jobs(sweep_b), b, sweep_b, "--b")
+    models = sorted({model_id(j) for j in jobs_a})
+    if a is None and b is None:
+        if len(models) != 2:
+            raise BenchregError(
+                f"one sweep compares two of its models; it holds {len(models)} "
+                f"({', '.join(models) or 'no finished job'})",
+                where=sweep_a,
+                fix="name them with --a MODEL --b MODEL, or pass a second sweep",
+            )
+        a, b = models
+    if a is None or b is None:
+        raise BenchregError("name both models, --a and --b", where=sweep_a)
+    return _pick(jobs_a, a, sweep_a, "--a"), _pick(jobs_a, b, sweep_a, "--b")
+
+
+def _by_key(jobs: list[JobRecord]) -> dict[tuple[str, str | None], JobRecord]:
+    out: dict[tuple[str, str | None], JobRecord] = {}
+    for job in jobs:
+        out.setdefault((job.task, job.view), job)
+    return out
+
+
+def check_same_data(job_a: JobRecord, job_b: JobRecord) -> None:
+    data_a = (job_a.metrics.get("sha256") or {}).get("data") or {}
+    data_b = (job_b.metrics.get("sha256") or {}).get("data") or {}
+    if data_a != data_b:
+        differ = sorted(k for k in {*data_a, *data_b} if data_a.get(k) != data_b.get(k))
+        raise BenchregError(
+            f"refusing to compare {job_a.task} view={job_a.view}: the two runs read different "
+            f"data (sha256 differs for {', '.join(differ[:3])}"
+            f"{', ...' if len(differ) > 3 else ''})",
+            where=f"{job_a.dir} vs {job_b.dir}",
+            fix="compare runs of the same data files (same roots.<family> and data version)",
+        )
+
+
+def _scores(job: JobRecord) -> dict[str, float | None]:
+    return {str(row["id"]): row.get("score") for row in job.samples}
+
+
+def compare_jobs(
+    job_a: JobRecord, job_b: JobRecord, n_boot: int = 2000, seed: int = 0
+) -> TaskComparison:
+    from benchreg.core.stats import mcnemar_exact, paired_bootstrap_ci, wilcoxon_signed_rank
+
+    scores_a, scores_b = _scores(job_a), _scores(job_b)
+    common = [i for i in scores_a if i in scores_b]
+    row = TaskComparison(
+        task=job_a.task,
+        view=job_a.view,
+        metric=str(job_a.metrics.get("primary")),
+        n_pairs=len(common),
+        only_a=len(scores_a) - len(common),
+        only_b=len(scores_b) - len(common),
+    )
+    pairs = [(scores_a[i], scores_b[i]) for i in common]
+    if not pairs:
+        row.note = "no sample id in common"
+        return row
+    if any(a is None or b is None for a, b in pairs):
+        row.note = f"{row.metric} has no per-sample scores (not a mean of sample scores)"
+        return row
+    xa = [float(a) for a, _ in pairs]
+    xb = [float(b) for _, b in pairs]
+    diffs = [a - b for a, b in zip(xa, xb, strict=True)]
+    row.mean_a, row.mean_b = sum(xa) / len(xa), sum(xb) / len(xb)
+    row.difference = sum(diffs) / len(diffs)
+    lo, hi = paired_bootstrap_ci(diffs, n_boot=n_boot, seed=seed)
+    row.ci95 = (lo, hi)
+    if all(v in (0.0, 1.0) for v in (*xa, *xb)):
+        only_a = sum(1 for a, b in zip(xa, xb, strict=True) if a > b)
+        only_b = sum(1 for a, b in zip(xa, xb, strict=True) if b > a)
+        row.test, row.p, row.discordant = (
+            "McNemar (exact)",
+            mcnemar_exact(only_a, only_b),
+            (only_a, only_b),
+        )
+    else:
+        row.test, row.p = "Wilcoxon signed-rank", wilcoxon_signed_rank(diffs)
+    return row
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values (step-down, monotone, capped at 1)."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def compare(
+    sweep_a: Path,
+    sweep_b: Path | None = None,
+    a: str | None = None,
+    b: str | None = None,
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    alpha: float = ALPHA,
+) -> Comparison:
+    side_a, side_b = select_sides(sweep_a, sweep_b, a, b)
+    keyed_a, keyed_b = _by_key(side_a), _by_key(side_b)
+    keys = sorted((k for k in keyed_a if k in keyed_b), key=lambda k: (k[0], k[1] or ""))
+    label_a = f"{model_id(side_a[0])} ({sweep_a})"
+    label_b = f"{model_id(side_b[0])} ({sweep_b or sweep_a})"
+    if not keys:
+        raise BenchregError(
+            "the two sides have no task and view in common",
+            where=f"{label_a} vs {label_b}",
+            fix="compare sweeps that ran the same tasks and views",
+        )
+    for key in keys:
+        check_same_data(keyed_a[key], keyed_b[key])
+    result = Comparison(label_a, label_b, alpha=alpha, n_boot=n_boot)
+    result.rows = [compare_jobs(keyed_a[k], keyed_b[k], n_boot, seed) for k in keys]
+    tested = [r for r in result.rows if r.p is not None]
+    for r, p in zip(tested, holm([r.p for r in tested if r.p is not None]), strict=True):
+        r.p_holm = p
+        r.significant = p < alpha
+    for side, keyed, other in (("A", keyed_a, keyed_b), ("B", keyed_b, keyed_a)):
+        alone = [f"{t} [{v}]" if v else t for t, v in keyed if (t, v) not in other]
+        if alone:
+            result.notes.append(f"only in {side} (not compared): {', '.join(alone)}")
+    return result
+
+
+def _f(x: float | None, digits: int = 4) -> str:
+    return "" if x is None else f"{x:.{digits}f}"
+
+
+def _p(x: float | None) -> str:
+    return "" if x is None else f"{x:.3g}"
+
+
+HEADER = [
+    "task",
+    "view",
+    "metric",
+    "pairs",
+    "mean A",
+    "mean B",
+    "A - B",
+    "95% CI",
+    "test",
+    "p",
+    "p (Holm)",
+    "significant",
+    "note",
+]
+
+
+def table_rows(result: Comparison) -> list[list[str]]:
+    rows = []
+    for r in result.rows:
+        ci = f"[{r.ci95[0]:+.4f}, {r.ci95[1]:+.4f}]" if r.ci95 else ""
+        verdict = (
+            "yes: A better"
+            if r.significant and (r.difference or 0) > 0
+            else "yes: B better"
+            if r.significant
+            else "no"
+            if r.p is not None
+            else ""
+        )
+        rows.append(
+            [
+                r.task,
+                r.view or "",
+                r.metric,
+                str(r.n_pairs),
+                _f(r.mean_a),
+                _f(r.mean_b),
+                "" if r.difference is None else f"{r.difference:+.4f}",
+                ci,
+                r.test,
+                _p(r.p),
+                _p(r.p_holm),
+                verdict,
+                r.note,
+            ]
+        )
+    return rows
+
+
+def markdown(result: Comparison) -> str:
+    from benchreg.app.report.html import markdown_table
+
+    tested = [r for r in result.rows if r.p is not None]
+    sig = sum(r.significant for r in tested)
+    lines = [
+        "# benchreg compare",
+        "",
+        f"- A: `{result.a}`",
+        f"- B: `{result.b}`",
+        "",
+        f"Paired on sample id per task and view; difference = A - B of the primary metric's "
+        f"per-sample scores, paired bootstrap 95% CI ({result.n_boot} resamples); exact McNemar "
+        f"for 0/1 scores, else Wilcoxon signed-rank; Holm correction across the {len(tested)} "
+        f"tested tasks at alpha = {result.alpha}.",
+        "",
+        f"**{sig} of {len(tested)} tasks differ significantly after Holm correction.**",
+        "",
+        markdown_table(HEADER, table_rows(result)),
+    ]
+    lines += ["", *(f"- {n}" for n in result.notes)] if result.notes else []
+    return "\n".join(lines) + "\n"
+
+
+def write_comparison(result: Comparison, out: Path) -> list[Path]:
+    from benchreg.app.report import INSTALL_HINT, html
+
+    out.mkdir(parents=True, exist_ok=True)
+    md = markdown(result)
+    written = [out / "compare.md", out / "compare.json", out / "compare.html"]
+    atomic_write_text(written[0], md)
+    atomic_write_json(written[1], {**asdict(result)})
+    parts = [f"<p>A: <code>{html.esc(result.a)}</code><br>B: <code>{html.esc(result.b)}</code></p>"]
+    svg = None
+    try:
+        from benchreg.app.report.figures import paired_differences
+    except ImportError:
+        parts.append(
+            f'<p class="note">matplotlib is not installed: no figure. Install it with '
+            f"{html.esc(INSTALL_HINT)}</p>"
+        )
+    else:
+        rows = [
+            {
+                "label": f"{r.task} [{r.view}]" if r.view else r.task,
+                "difference": r.difference,
+                "ci95": r.ci95,
+                "significant": r.significant,
+            }
+            for r in result.rows
+        ]
+        svg = paired_differences(
+            rows,
+            "A - B per task (95% paired bootstrap CI; red: significant after Holm)",
+            "difference of the primary metric",
+        )
+    if svg:
+        atomic_write_text(out / "compare.svg", svg)
+        written.append(out / "compare.svg")
+        parts.append(html.figure(svg, "Paired difference A - B per task", "compare"))
+    tested = [r for r in result.rows if r.p is not None]
+    parts.append(
+        f"<p><strong>{sum(r.significant for r in tested)} of {len(tested)} tasks differ "
+        f"significantly after Holm correction (alpha {result.alpha}).</strong></p>"
+    )
+    parts.append(html.table(HEADER, table_rows(result), [r.significant for r in result.rows]))
+    parts += [f"<p class=small>{html.esc(n)}</p>" for n in result.notes]
+    atomic_write_text(written[2], html.page("benchreg compare", parts))
+    return written
+
+
+def run(
+    argv_a: Path,
+    argv_b: Path | None,
+    a: str | None,
+    b: str | None,
+    out: Path | None,
+    n_boot: int,
+    seed: int,
+) -> int:
+    for folder in (argv_a, argv_b):
+        if folder is not None and not folder.is_dir():
+            raise BenchregError("not a folder", where=folder, fix="pass a multirun sweep dir")
+    result = compare(argv_a, argv_b, a, b, n_boot=n_boot, seed=seed)
+    target = out if out is not None else argv_a / "compare"
+    written = write_comparison(result, target)
+    print(markdown(result))
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+def as_dict(result: Comparison) -> dict[str, Any]:
+    return json.loads(json.dumps(asdict(result)))

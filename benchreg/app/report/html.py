@@ -1,0 +1,83 @@
+"""A self-contained HTML page: inline CSS, figures embedded as data URIs, no script, no network."""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Sequence
+from typing import Any
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
+       max-width: 78rem; padding: 0 1rem; color: #1b1b1b; }
+h1 { font-size: 1.6rem; }
+h2 { font-size: 1.25rem; margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: .8rem 0; font-size: .78rem; }
+th, td { border: 1px solid #ccc; padding: .25rem .5rem; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+tr.bad td { background: #fde2e1; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+figure { margin: 1rem 0 2rem; }
+figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: .85rem; color: #444; margin-top: .3rem; }
+.note { background: #fff6d6; border: 1px solid #e8d48a; padding: .5rem .8rem; }
+.small { font-size: .8rem; color: #555; }
+code { background: #f4f4f4; padding: 0 .2rem; }
+"""
+
+
+def esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def fmt(value: Any, digits: int = 4) -> str:
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return "" if value is None else str(value)
+
+
+def table(
+    header: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    bad: Sequence[bool] | None = None,
+) -> str:
+    out = ["<table>", "<thead><tr>", *(f"<th>{esc(h)}</th>" for h in header), "</tr></thead>"]
+    out.append("<tbody>")
+    for i, row in enumerate(rows):
+        cls = ' class="bad"' if bad is not None and bad[i] else ""
+        cells = []
+        for cell in row:
+            num = isinstance(cell, int | float) and not isinstance(cell, bool)
+            cells.append(f"<td{' class=num' if num else ''}>{esc(fmt(cell))}</td>")
+        out.append(f"<tr{cls}>{''.join(cells)}</tr>")
+    out += ["</tbody>", "</table>"]
+    return "\n".join(out)
+
+
+def figure(svg: str, caption: str, name: str) -> str:
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (
+        f'<figure id="fig-{esc(name)}"><img class="figure" alt="{esc(caption)}" '
+        f'src="data:image/svg+xml;base64,{data}">'
+        f"<figcaption>{esc(caption)} <span class=small>(file: figures/{esc(name)}.svg)</span>"
+        "</figcaption></figure>"
+    )
+
+
+def page(title: str, parts: Sequence[str]) -> str:
+    body = "\n".join(parts)
+    return (
+        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)}</title><style>{CSS}</style></head>\n"
+        f"<body>\n<h1>{esc(title)}</h1>\n{body}\n</body></html>\n"
+    )
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    def cell(value: Any) -> str:
+        return fmt(value).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)

