@@ -24,19 +24,33 @@ libc = ctypes.CDLL(None, use_errno=True)
 assert libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
 proc = subprocess.run([sys.executable, "-m", "benchreg", *sys.argv[1:]], capture_output=True,
                       text=True, timeout=600)
+import time
+
+
+def orphans():
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = open(f"/proc/{entry}/stat").read()
+            cmd = open(f"/proc/{entry}/cmdline", "rb").read().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if int(ppid) == os.getpid() and state != "Z":
+            found.append((int(entry), cmd or f"(exiting, state {state})"))
+    return found
+
+
+# a worker told to stop may still be tearing down when the CLI returns: give it 5 s to exit
+deadline = time.monotonic() + 5
+while orphans() and time.monotonic() < deadline:
+    time.sleep(0.2)
 alive = []
-for entry in os.listdir("/proc"):
-    if not entry.isdigit():
-        continue
-    try:
-        stat = open(f"/proc/{entry}/stat").read()
-        cmd = open(f"/proc/{entry}/cmdline", "rb").read().replace(b"\0", b" ").decode()
-    except OSError:
-        continue
-    state, ppid = stat.rsplit(")", 1)[1].split()[:2]
-    if int(ppid) == os.getpid() and state != "Z":
-        alive.append(cmd)
-        os.kill(int(entry), signal.SIGKILL)
+for pid, cmd in orphans():
+    alive.append(cmd)
+    os.kill(pid, signal.SIGKILL)
 print(json.dumps({"rc": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr,
                   "alive": alive}))
 """
