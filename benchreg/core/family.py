@@ -25,25 +25,47 @@ class Family:
         return self.prompts_dir / file_name
 
 
+COMPONENT_MODULES = (
+    "loader",
+    "answer",
+    "parser",
+    "predictions",
+    "prompts",
+    "metrics",
+    "resolver",
+    "baseline",
+    "analysis",
+    "validators",
+)
+
+
 def register_family(
-    name: str,
+    package: str,
     package_file: str,
     *,
     release_prompts: str | None,
     packages: tuple[str, ...] = (),
 ) -> Family:
-    """Register a family laid out the usual way: `sample/` and `prompts/` beside its package."""
+    """Register the family of ``package`` (call it from the family's ``__init__`` with
+    ``__name__, __file__``): the family is named after the package, its `sample/` and `prompts/`
+    sit beside it, and its component modules (those of :data:`COMPONENT_MODULES` it has) are
+    imported so that they register their components."""
+    from importlib import import_module
+
     from benchreg.core import registry
 
     here = Path(package_file).resolve().parent
     family = Family(
-        name=name,
+        name=package.rsplit(".", 1)[-1],
         sample_root=here / "sample",
         prompts_dir=here / "prompts",
         release_prompts=release_prompts,
         packages=packages,
     )
-    registry.families.add(name, family)
+    registry.families.add(family.name, family)
+    for module in COMPONENT_MODULES:
+        if (here / f"{module}.py").is_file():
+            import_module(f"{package}.{module}")
     return family
 
 

@@ -12,17 +12,6 @@ User docs: docs/cblue.md.
 """
 
 from benchreg.core.family import register_family
-from benchreg.families.cblue import (  # noqa: F401  (modules register their components)
-    analysis,
-    answer,
-    baseline,
-    loader,
-    metrics,
-    parser,
-    predictions,
-    prompts,
-    validators,
-)
 
 # The prompt is each row's own `input`: no template files.
-register_family("cblue", __file__, release_prompts=None, packages=("rouge-chinese",))
+register_family(__name__, __file__, release_prompts=None, packages=("rouge-chinese",))

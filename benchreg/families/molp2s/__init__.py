@@ -8,15 +8,5 @@ Domain modules: chem.py (RDKit structure features), chem_checks.py (SMILES and m
 """
 
 from benchreg.core.family import register_family
-from benchreg.families.molp2s import (  # noqa: F401  (modules register their components)
-    analysis,
-    answer,
-    baseline,
-    loader,
-    metrics,
-    parser,
-    predictions,
-    prompts,
-)
 
-register_family("molp2s", __file__, release_prompts="prompts", packages=("rdkit",))
+register_family(__name__, __file__, release_prompts="prompts", packages=("rdkit",))

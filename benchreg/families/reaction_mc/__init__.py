@@ -17,17 +17,6 @@ Domain modules: effective (the effective score), notation (outcome notations), c
 """
 
 from benchreg.core.family import register_family
-from benchreg.families.reaction_mc import (  # noqa: F401  (modules register their components)
-    analysis,
-    answer,
-    baseline,
-    loader,
-    metrics,
-    parser,
-    predictions,
-    prompts,
-    validators,
-)
 
 # A V6 directory keeps its prompt_<type>.txt beside the data files.
-register_family("reaction_mc", __file__, release_prompts=".")
+register_family(__name__, __file__, release_prompts=".")

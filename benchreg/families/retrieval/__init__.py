@@ -12,17 +12,5 @@ validator `retrieval_sets` (validators.py, regions.py, times.py).
 
 import benchreg.core.ranking  # noqa: F401  (registers the ranking metrics)
 from benchreg.core.family import register_family
-from benchreg.families.retrieval import (  # noqa: F401  (modules register their components)
-    analysis,
-    answer,
-    baseline,
-    loader,
-    metrics,
-    parser,
-    predictions,
-    prompts,
-    resolver,
-    validators,
-)
 
-register_family("retrieval", __file__, release_prompts="prompts", packages=("bm25s",))
+register_family(__name__, __file__, release_prompts="prompts", packages=("bm25s",))
