@@ -87,6 +87,7 @@ def build(folder: Path, copies: int) -> tuple[Path, Path]:
 
 def clear_file_caches() -> None:
     loader._read_split.cache_clear()
+    loader._rows_by_task.cache_clear()
     loader._read_structured.cache_clear()
     predictions._load_cached.cache_clear()
 

@@ -17,8 +17,8 @@ Sides, each in its own process, whole-process wall and peak RSS (see bench/_harn
   record id (duplicate ids rejected, missing = wrong), hits counted;
 - `benchreg, first run`: `run_task(molp2s task, model=predictions)` with an empty validation cache
   (every distinct SMILES parsed by RDKit once);
-- `benchreg, repeated run`: the same, with the validation cache of a previous run (unchanged file:
-  RDKit checks skipped).
+- `benchreg, repeated run`: the same, with the cache folder of a previous run (unchanged files:
+  RDKit checks skipped and the samples read back from the loaded-data cache, see docs/scale.md).
 Default CIs (Wilson for accuracy). Hits are checked equal on all sides.
 """
 

@@ -11,18 +11,27 @@ Entries live outside any run folder, in the benchreg cache dir: ``$BENCHREG_CACH
 ``validated/``, written to a temp file and renamed (safe when parallel processes record the same
 entry). ``BENCHREG_VALIDATION_CACHE=off`` turns the cache off (every check runs). A cache that
 cannot be written (read-only home) is skipped silently: caching is an optimisation only.
+
+A loader may also keep what it built from large files that passed all its checks
+(:func:`store_loaded` / :func:`loaded`): plain JSON-like values (dicts, lists, tuples, strings,
+numbers) in :mod:`marshal` form under ``loaded/``, one entry per (loader, params, file paths),
+replaced when the files change, reused only while every file has the same sha256 (and the same
+benchreg and Python versions). Reading that back is several times faster than decoding and
+validating the files again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import marshal
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchreg.core.io import atomic_write_text, sha256_file, sha256_text
+from benchreg.core.io import atomic_write_bytes, atomic_write_text, sha256_file, sha256_text
 
 
 def cache_dir() -> Path:
@@ -68,3 +77,56 @@ def mark_validated(
     path, record = _entry(check, files, params or {})
     with contextlib.suppress(OSError):
         atomic_write_text(path, json.dumps(record, sort_keys=True) + "\n")
+
+
+LOADED_MIN_BYTES = 1 << 20  # smaller files decode faster than a cache entry is checked and read
+
+
+def _loaded_entry(
+    kind: str, files: Sequence[Path], params: Mapping[str, Any]
+) -> tuple[Path, bytes] | None:
+    from benchreg import __version__
+
+    try:
+        if not enabled() or sum(Path(f).stat().st_size for f in files) < LOADED_MIN_BYTES:
+            return None
+        digests = [sha256_file(Path(f)) for f in files]
+    except OSError:
+        return None  # a missing or unreadable file: the loader reports it its own way
+    where = {
+        "kind": kind,
+        "benchreg": __version__,
+        "python": sys.version,
+        "params": dict(params),
+        "files": [str(Path(f).resolve()) for f in files],
+    }
+    key = sha256_text(json.dumps(where, sort_keys=True, default=str))
+    header = json.dumps({**where, "sha256": digests}, sort_keys=True, default=str)
+    return cache_dir() / "loaded" / f"{key}.marshal", header.encode("utf-8") + b"\n"
+
+
+def loaded(kind: str, files: Sequence[Path], params: Mapping[str, Any] | None = None) -> Any:
+    """What :func:`store_loaded` kept for these exact file contents, or None."""
+    entry = _loaded_entry(kind, files, params or {})
+    if entry is None:
+        return None
+    path, header = entry
+    try:
+        with path.open("rb") as handle:
+            if handle.readline() != header:
+                return None
+            return marshal.loads(handle.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+
+
+def store_loaded(
+    kind: str, files: Sequence[Path], value: Any, params: Mapping[str, Any] | None = None
+) -> None:
+    """Keep ``value`` (built from ``files``, all checks passed) for the next run (best effort)."""
+    entry = _loaded_entry(kind, files, params or {})
+    if entry is None:
+        return
+    path, header = entry
+    with contextlib.suppress(OSError, ValueError):
+        atomic_write_bytes(path, header, marshal.dumps(value))

@@ -218,6 +218,23 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, indent=2, default=_json_default) + "\n"
 
 
+def atomic_write_bytes(path: Path, *parts: bytes) -> None:
+    """:func:`atomic_write_text` for bytes, written part after part (no joined copy)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            for part in parts:
+                handle.write(part)
+            handle.flush()
+            os.fchmod(handle.fileno(), 0o666 & ~_umask())
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def atomic_write_json(path: Path, obj: Any) -> None:
     atomic_write_text(path, dumps(obj))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -70,13 +71,19 @@ def gc_paused() -> Iterator[None]:
     Decoded JSON holds no reference cycles, but every container it allocates counts towards the
     collector's thresholds, so reading 100,000 records runs several full collections over a
     growing heap (40% of a 100k MolP2S load). Reference counting still frees everything; the
-    collector resumes (if it was on) when the block ends."""
+    collector resumes (if it was on) when the block ends.
+
+    When it resumes, what the block allocated is moved to the collector's permanent generation
+    (``gc.freeze()``, O(1)): otherwise the next young collection would walk all of it at once.
+    Frozen objects are still freed by reference counting; only a reference cycle that became
+    garbage inside the block is never collected (bulk data holds none)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
+            gc.freeze()
             gc.enable()
 
 
@@ -100,9 +107,111 @@ def read_records(path: Path, *, lenient: bool = False, lines: bool | None = None
         return list(_jsonl_records(path, lenient))
 
 
+def iter_list_records(path: Path, *, chunk_chars: int = 1 << 22) -> Iterator[Record]:
+    """The items of a file holding a JSON list, as :func:`read_records` gives them, decoded one
+    at a time from a read buffer of ``chunk_chars``: memory stays one item plus the buffer, not
+    the whole text and every decoded item at once (a 300 MB file decodes to over 1 GB).
+
+    On anything but a well-formed list the file is read again by :func:`read_records`, so the
+    error (and where it is) is the same; items yielded before it stay yielded."""
+    try:
+        yield from _list_items(path, chunk_chars)
+    except (_NotStreamable, json.JSONDecodeError, DuplicateKeyError, UnicodeDecodeError):
+        read_records(path, lines=False)  # raises the located error
+        raise AssertionError(f"{path}: streaming and whole-file reads disagree") from None
+
+
+class _NotStreamable(Exception):
+    pass
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_AFTER_ITEM = frozenset(" \t\n\r,]")
+
+
+def _list_items(path: Path, chunk_chars: int) -> Iterator[Record]:
+    decode = json.JSONDecoder(object_pairs_hook=strict_object).raw_decode
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError:
+        raise _NotStreamable from None
+    with handle:
+        buf, pos, eof = "", 0, False
+
+        def fill() -> None:  # drop what was consumed, append the next chunk
+            nonlocal buf, pos, eof
+            more = handle.read(chunk_chars)
+            eof = not more
+            buf, pos = buf[pos:] + more, 0
+
+        def skip_space() -> str:  # the next non-space character ("" at the end of the file)
+            nonlocal pos
+            while True:
+                pos = _SPACE.match(buf, pos).end()  # type: ignore[union-attr]
+                if pos < len(buf) or eof:
+                    return buf[pos : pos + 1]
+                fill()
+
+        fill()
+        if skip_space() != "[":
+            raise _NotStreamable
+        pos += 1
+        if skip_space() == "]":
+            pos += 1
+        else:
+            index = 0
+            while True:
+                while True:
+                    try:
+                        item, end = decode(buf, pos)
+                    except json.JSONDecodeError:
+                        if eof:
+                            raise
+                        fill()  # an item cut by the end of the buffer: read on
+                        continue
+                    if eof or (end < len(buf) and buf[end] in _AFTER_ITEM):
+                        break
+                    fill()  # "3.25" of a number "3.25e10" cut by the end of the buffer
+                pos = end
+                yield Record(f"{path}[#{index}]", item)
+                index += 1
+                token = skip_space()
+                pos += 1
+                if token == "]":
+                    break
+                if token != ",":
+                    raise _NotStreamable
+                skip_space()
+        if skip_space() != "":
+            raise _NotStreamable  # text after the list
+
+
+def text_lines(path: Path, *, chunk_chars: int = 1 << 22) -> Iterator[str]:
+    """``read_text(path).splitlines()``, read in chunks: never the whole text and all its lines
+    at once. Errors (missing file, not UTF-8, ...) are read_text's, located the same way."""
+    try:
+        with path.open(encoding="utf-8") as handle:  # universal newlines, as read_text
+            rest = ""
+            while chunk := handle.read(chunk_chars):
+                text = rest + chunk
+                lines = text.splitlines()
+                # a last line not ended yet goes on in the next chunk (a chunk never ends in
+                # the "\r" of "\r\n": universal newlines turn both into "\n")
+                rest = "" if text[-1] in _LINE_BREAKS else lines.pop()
+                yield from lines
+            if rest:
+                yield rest
+    except (OSError, UnicodeDecodeError):
+        read_text(path)  # raises the located error
+        raise
+
+
+_LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")  # those of str.splitlines
+
+
 def _jsonl_records(path: Path, lenient: bool) -> Iterable[Record]:
     decode = _LineDecoder()
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
+    for number, line in enumerate(text_lines(path), start=1):
         if not line.strip():
             continue
         where = at(path, number)
@@ -157,19 +266,38 @@ class _LineDecoder:
 def index_by_id(records: Iterable[Record], key: str, *, what: str = "record") -> dict[str, Record]:
     """``{id: record}``; a record that is not an object, lacks a string ``key`` or repeats an id
     is one clear error naming where."""
-    out: dict[str, Record] = {}
+    ids = IdIndex(key, what=what)
     for record in records:
-        data = record.data
+        ids.add(record)
+    return ids.records
+
+
+class IdIndex:
+    """:func:`index_by_id` one record at a time (for records read as a stream); with
+    ``keep=False`` only the ids and where they were are kept, not the records."""
+
+    def __init__(self, key: str, *, what: str = "record", keep: bool = True) -> None:
+        self.key = key
+        self.what = what
+        self.keep = keep
+        self.records: dict[str, Record] = {}
+        self.first: dict[str, str] = {}  # id -> where it was first given
+
+    def add(self, record: Record) -> str:
+        """The record's id, once checked (raises BenchregError naming where)."""
+        key, what, data = self.key, self.what, record.data
         if not isinstance(data, dict):
             raise BenchregError(f"a {what} must be a JSON object", where=record.where)
         value = data.get(key)
         if not isinstance(value, str) or not value:
             raise BenchregError(f"a {what} needs a non-empty string {key!r}", where=record.where)
-        if value in out:
+        if value in self.first:
             raise BenchregError(
-                f"duplicate {key} {value!r} (first at {out[value].where})",
+                f"duplicate {key} {value!r} (first at {self.first[value]})",
                 where=record.where,
                 fix=f"give every {what} its own {key}",
             )
-        out[value] = record
-    return out
+        self.first[value] = record.where
+        if self.keep:
+            self.records[value] = record
+        return value

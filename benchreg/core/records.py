@@ -10,6 +10,7 @@ from typing import Any
 
 from benchreg.core.io import atomic_write_json, atomic_write_jsonl, sha256_file
 from benchreg.core.provenance import environment, file_hashes, redact, spec_sha256
+from benchreg.core.reader import gc_paused
 from benchreg.core.run import RunResult
 from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
 from benchreg.core.scoring import sample_rows
@@ -101,9 +102,11 @@ def provenance_record(
 
 def write_run(out_dir: Path, result: RunResult, config: Mapping[str, Any]) -> dict[str, Any]:
     """Write the run files; metrics.json goes last, as it marks the run complete."""
-    rows = sample_rows(result.samples, result.predictions, result.per_sample, result.primary)
-    hashes = input_hashes(result)
-    atomic_write_jsonl(out_dir / SAMPLES_FILE, rows)
+    with gc_paused():
+        rows = sample_rows(result.samples, result.predictions, result.per_sample, result.primary)
+        hashes = input_hashes(result)
+        atomic_write_jsonl(out_dir / SAMPLES_FILE, rows)
+        del rows
     atomic_write_json(out_dir / PROVENANCE_FILE, provenance_record(result, config, hashes))
     record = metrics_record(result, hashes, sha256_file(out_dir / SAMPLES_FILE))
     atomic_write_json(out_dir / METRICS_FILE, record)

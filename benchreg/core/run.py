@@ -24,6 +24,7 @@ from benchreg.core.io import confined, read_text
 from benchreg.core.journal import Journal
 from benchreg.core.metric import MetricValue
 from benchreg.core.progress import Progress
+from benchreg.core.reader import gc_paused
 from benchreg.core.scoring import (
     family_counts,
     parse_and_check,
@@ -228,10 +229,11 @@ def prepare_run(
     tic = time.perf_counter()
     view = spec.resolve_view(view)
     data_root = data_root_for(spec, roots)
-    dataset = load_dataset(spec, view, data_root, final=options.final)
-    samples = dataset.samples[: options.limit] if options.limit else dataset.samples
-    ctx = load_context(spec, view, data_root, final=options.final)
-    findings = run_validators(spec, dataset, ctx)
+    with gc_paused():
+        dataset = load_dataset(spec, view, data_root, final=options.final)
+        samples = dataset.samples[: options.limit] if options.limit else dataset.samples
+        ctx = load_context(spec, view, data_root, final=options.final)
+        findings = run_validators(spec, dataset, ctx)
     for warning in [*dataset.warnings, *map(str, findings)]:
         logger.warning(warning)
     seconds = {"load": time.perf_counter() - tic}
@@ -242,9 +244,10 @@ def build_system_for(
     prepared: PreparedRun, system_cfg: Mapping[str, Any], options: RunOptions = RunOptions()
 ) -> System:
     """The system of a prepared run (a predictions file is read here: bad input fails early)."""
-    return build_system(
-        prepared.spec, prepared.view, prepared.data_root, prepared.samples, system_cfg, options
-    )
+    with gc_paused():
+        return build_system(
+            prepared.spec, prepared.view, prepared.data_root, prepared.samples, system_cfg, options
+        )
 
 
 async def aexecute(
@@ -263,34 +266,36 @@ async def aexecute(
         done = journal.load() if journal is not None else {}
         if done:
             logger.info(f"resuming: {len(done)} of {len(samples)} answers already journaled")
-        todo = [s for s in samples if s.id not in done]
-        prompts = (
-            render_prompts(spec, todo, view, prepared.data_root)
-            if system.needs_prompts
-            else [() for _ in todo]
-        )
-        requests = [Request(sample=s, messages=m) for s, m in zip(todo, prompts, strict=True)]
+        with gc_paused():
+            todo = [s for s in samples if s.id not in done]
+            prompts = (
+                render_prompts(spec, todo, view, prepared.data_root)
+                if system.needs_prompts
+                else [() for _ in todo]
+            )
+            requests = [Request(sample=s, messages=m) for s, m in zip(todo, prompts, strict=True)]
         answered = await _predict_in_batches(system, requests, options, journal)
         report = system.report()
     finally:
         if journal is not None:
             journal.close()
         await system.aclose()
-    by_id = {**done, **{p.sample_id: p for p in answered}}
-    predictions = [by_id[s.id] for s in samples]
     seconds["predict"] = time.perf_counter() - tic
 
     tic = time.perf_counter()
-    parse_and_check(spec, samples, predictions)
-    resolve(spec, prepared.dataset, samples, predictions)
-    scores = score(
-        spec,
-        samples,
-        predictions,
-        n_boot=options.n_boot,
-        seed=options.seed,
-        progress=options.progress,
-    )
+    with gc_paused():
+        by_id = {**done, **{p.sample_id: p for p in answered}}
+        predictions = [by_id[s.id] for s in samples]
+        parse_and_check(spec, samples, predictions)
+        resolve(spec, prepared.dataset, samples, predictions)
+        scores = score(
+            spec,
+            samples,
+            predictions,
+            n_boot=options.n_boot,
+            seed=options.seed,
+            progress=options.progress,
+        )
     seconds["score"] = time.perf_counter() - tic
     degraded = sum(1 for p in predictions if p.degraded)
     if degraded:
@@ -346,12 +351,22 @@ def run_task(
 
 def run_sync(job: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine to completion from synchronous code, even inside a running event loop."""
+    box: list[T] = []
+
+    async def main() -> None:
+        # The result is handed over beside the task, never as its result: on Python 3.11,
+        # asyncio.run() reprs its finished main task (result included) when it restores the
+        # SIGINT handler, which for a 100k-sample RunResult took seconds and a huge string.
+        box.append(await job)
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(job)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, job).result()
+        asyncio.run(main())
+    else:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pool.submit(asyncio.run, main()).result()
+    return box[0]
 
 
 async def _predict_in_batches(

@@ -27,7 +27,7 @@ def wilson_ci(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-RESAMPLE_CELLS = 2_000_000  # resample-count cells held at once: memory O(n + chunk x n)
+RESAMPLE_CELLS = 250_000  # resample-count cells held at once: memory O(n + chunk x n)
 
 
 def resample_weights(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
@@ -81,22 +81,29 @@ def bootstrap_mean_ci(
     )[0]
 
 
+# The two exact binomial tests below use scipy.special's binomial tails (what
+# scipy.stats.binomtest computes, to ~1e-12 relative) rather than binomtest itself: importing
+# scipy.stats takes about 0.7 s, a fifth of a 45-job sweep of the embedded sample.
+
+
 def mcnemar_exact(b: int, c: int) -> float:
     """Two-sided exact McNemar p-value from the discordant counts b (1->0) and c (0->1)."""
-    from scipy.stats import binomtest
+    from scipy.special import bdtr
 
-    if b + c == 0:
+    n, k = b + c, min(b, c)
+    if 2 * k == n:  # includes b = c = 0
         return 1.0
-    return float(binomtest(min(b, c), b + c, 0.5, alternative="two-sided").pvalue)
+    # Binomial(n, 1/2) is symmetric: both tails as extreme as k weigh the same.
+    return min(1.0, 2.0 * float(bdtr(k, n, 0.5)))
 
 
 def binomial_greater(successes: int, n: int, p: float) -> float:
     """One-sided exact binomial p-value that the rate exceeds ``p``."""
-    from scipy.stats import binomtest
+    from scipy.special import bdtrc
 
-    if n == 0:
+    if n == 0 or successes <= 0:
         return 1.0
-    return float(binomtest(successes, n, p, alternative="greater").pvalue)
+    return float(bdtrc(successes - 1, n, p))  # P(X >= successes)
 
 
 def wilcoxon_signed_rank(differences: Sequence[float]) -> float:

@@ -49,11 +49,39 @@ class BenchregSweeper(BasicSweeper):
         # the sweep folder written out (re-resolving `${now:...}` could name the next second).
         config = self.config
         self.config = _redacted(config, sweep_dir)
+        self._launch_config = config
+        memo = self._share_compositions()
         try:
             return super().sweep(expanded)
         finally:
+            if memo:
+                del self.hydra_context.config_loader.load_sweep_config  # type: ignore[union-attr]
             self.config = config
             release(lock)
+
+    _launch_config: Any = None  # the config the launcher composes jobs from (not redacted)
+    _composed: dict[tuple[str, ...], Any] | None = None
+
+    def _share_compositions(self) -> bool:
+        """With the in-process launcher, a job config composed by :meth:`_compose_error` is
+        handed to the launcher instead of being composed a second time (each job's config is
+        composed once). Out-of-process launchers compose in their workers: nothing shared."""
+        from hydra._internal.core_plugins.basic_launcher import BasicLauncher
+
+        if type(self.launcher) is not BasicLauncher or self.hydra_context is None:
+            return False
+        loader = self.hydra_context.config_loader
+        compose = loader.load_sweep_config
+        self._composed = composed = {}
+
+        def load_sweep_config(master_config: Any, sweep_overrides: list[str]) -> Any:
+            key = tuple(sweep_overrides)
+            if master_config is self._launch_config and key in composed:
+                return composed.pop(key)
+            return compose(master_config, sweep_overrides)
+
+        loader.load_sweep_config = load_sweep_config  # type: ignore[method-assign]
+        return True
 
     def planned_jobs(self, arguments: list[str]) -> list[list[str]]:
         """Every job's overrides, as the basic sweeper will launch them."""
@@ -63,10 +91,13 @@ class BenchregSweeper(BasicSweeper):
         batches = self.split_arguments(overrides, None)
         return [list(job) for batch in batches for job in batch]
 
+    _checked: Sequence[Sequence[str]] | None = None  # the last batch mark_bad_jobs composed
+
     def get_job_batch(self) -> Sequence[Sequence[str]]:
         """The next batch, where a job with an override that cannot be composed keeps its place
         (and number) but runs without that override and fails at once with its error."""
-        return self.mark_bad_jobs(super().get_job_batch())
+        self._checked = self.mark_bad_jobs(super().get_job_batch())
+        return self._checked
 
     def mark_bad_jobs(self, batch: Sequence[Sequence[str]]) -> list[list[str]]:
         from benchreg.app.main import JOB_ERROR_KEY, encode_job_error
@@ -89,14 +120,20 @@ class BenchregSweeper(BasicSweeper):
         from benchreg.app.errors import reword
 
         assert self.hydra_context is not None and self.config is not None
+        shared = self._composed is not None
+        master = self._launch_config if shared else self.config
         try:
-            self.hydra_context.config_loader.load_sweep_config(self.config, overrides)
+            composed = self.hydra_context.config_loader.load_sweep_config(master, overrides)
         except Exception as exc:
             error = reword(exc)
             return error.message if error is not None else f"{type(exc).__name__}: {exc}"
+        if self._composed is not None:
+            self._composed[tuple(overrides)] = composed
         return None
 
     def validate_batch_is_legal(self, batch: Sequence[Sequence[str]]) -> None:
+        if batch is self._checked:
+            return  # get_job_batch composed each distinct override of this batch already
         # The launcher composes every job again; composing each distinct override once is enough.
         super().validate_batch_is_legal(covering_jobs(batch))
 

@@ -153,3 +153,58 @@ def test_fast_line_decoding_agrees_with_the_per_object_check(
     records = read_records(path, lenient=True)
     assert [r.data for r in records] == expected
     assert [r.error is not None for r in records] == [e is None for e in expected]
+
+
+LIST_TEXTS = [
+    "[]", " [ ] ", "[1, 2, 3]", '[{"a": 1}, {"b": [1, 2, {"c": "]"}]}]', "[12345]", "[1,2,]",
+    "[1 2]", '{"a": 1}', '[{"a": 1, "a": 2}]', "[1] x", "", "[", "[1,", "  [ 1 , 2 ]  \n",
+    '["\\u005d", 3.25e10]', "[true, false, null]", '[{"id": "x:y"}]', "[1]\r\n", "\ufeff[1]",
+    "[-]", "[1e]", "[1.5E+3]",
+]
+
+
+@pytest.mark.parametrize("text", LIST_TEXTS)
+def test_streamed_json_list_reads_as_the_whole_file(tmp_path: Path, text: str) -> None:
+    from functools import partial
+
+    from benchreg.core.reader import iter_list_records
+
+    path = tmp_path / "a.json"
+    path.write_text(text, encoding="utf-8")
+
+    def outcome(read):  # the records, or the error the reader stops with
+        try:
+            return [(r.where, r.data) for r in read()]
+        except BenchregError as exc:
+            return str(exc)
+
+    whole = outcome(partial(read_records, path))
+    for chunk in (1, 2, 3, 7, 1 << 20):  # items and numbers cut by the buffer's end
+        assert outcome(partial(iter_list_records, path, chunk_chars=chunk)) == whole
+
+
+def test_text_lines_split_as_read_text(tmp_path: Path) -> None:
+    import random
+
+    from benchreg.core.io import read_text
+    from benchreg.core.reader import text_lines
+
+    rng = random.Random(0)
+    pieces = ["a", "中", "\n", "\r\n", "\r", "\x0b", "\x1c", "\x85", "\u2028", "\n\n", "{}"]
+    path = tmp_path / "a.jsonl"
+    for _ in range(300):
+        path.write_bytes("".join(rng.choice(pieces) for _ in range(20)).encode("utf-8"))
+        want = read_text(path).splitlines()
+        for chunk in (1, 2, 5, 1 << 20):
+            assert list(text_lines(path, chunk_chars=chunk)) == want
+
+
+def test_text_lines_report_read_text_errors(tmp_path: Path) -> None:
+    from benchreg.core.reader import text_lines
+
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b'{"a": 1}\n\xff\n')
+    with pytest.raises(BenchregError, match=r"a\.jsonl:2: not UTF-8 text"):
+        list(text_lines(path, chunk_chars=4))
+    with pytest.raises(BenchregError, match="file not found"):
+        list(text_lines(tmp_path / "missing.jsonl"))

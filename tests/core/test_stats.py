@@ -37,3 +37,14 @@ def test_bootstrap_mean_ci_brackets_mean() -> None:
 def test_wilcoxon_all_zero_is_one() -> None:
     assert wilcoxon_signed_rank([0.0, 0.0]) == 1.0
     assert wilcoxon_signed_rank([0.5] * 12) < 0.01
+
+
+def test_exact_binomial_tests_agree_with_scipy_binomtest() -> None:
+    from scipy.stats import binomtest
+
+    for b, c in [(0, 0), (6, 0), (3, 3), (5, 2), (0, 1), (100, 37), (999, 1001)]:
+        want = binomtest(min(b, c), b + c, 0.5).pvalue if b + c else 1.0
+        assert mcnemar_exact(b, c) == pytest.approx(want, rel=1e-10)
+    for k, n, p in [(10, 10, 0.25), (0, 5, 0.3), (3, 10, 0.2), (10, 10, 1.0), (7, 40, 0.1)]:
+        want = binomtest(k, n, p, alternative="greater").pvalue
+        assert binomial_greater(k, n, p) == pytest.approx(want, rel=1e-10)

@@ -39,6 +39,17 @@ def _number(value: Any) -> bool:
 def parse_ranked_list(answer: Any) -> tuple[RankedList | None, str | None]:
     """``(ranked list, None)`` or ``(None, why it is not one)``. Every result must be an object
     whose ``score``, when given, is a finite number or null."""
+    ranked, problem = parse_ranked_container(answer)
+    if ranked is None:
+        return None, problem
+    if problem := ranked_items_problem(ranked.results):
+        return None, problem
+    return ranked, None
+
+
+def parse_ranked_container(answer: Any) -> tuple[RankedList | None, str | None]:
+    """Like :func:`parse_ranked_list` without looking at the items (a caller that checks them
+    itself in one pass must still apply :func:`ranked_items_problem` to them)."""
     if isinstance(answer, list | tuple):
         answer = {"results": answer}
     if not isinstance(answer, Mapping):
@@ -49,12 +60,17 @@ def parse_ranked_list(answer: Any) -> tuple[RankedList | None, str | None]:
     latency = answer.get("latency_s")
     if latency is not None and not (_number(latency) and latency >= 0):
         return None, f"`latency_s` must be a non-negative number or null, got {latency!r}"
+    return RankedList(results, float(latency) if latency is not None else None), None
+
+
+def ranked_items_problem(results: Sequence[Any]) -> str | None:
+    """Why the items are not ranked-list results (first offending rank), or None."""
     for rank, item in enumerate(results, start=1):
         if type(item) is not dict and not isinstance(item, Mapping):
-            return None, f"result {rank} is not an object"
+            return f"result {rank} is not an object"
         score = item.get("score")
         if score is not None and type(score) is not float and not _number(score):
-            return None, f"result {rank}: `score` must be a finite number or null, got {score!r}"
+            return f"result {rank}: `score` must be a finite number or null, got {score!r}"
         if type(score) is float and not math.isfinite(score):
-            return None, f"result {rank}: `score` must be a finite number or null, got {score!r}"
-    return RankedList(results, float(latency) if latency is not None else None), None
+            return f"result {rank}: `score` must be a finite number or null, got {score!r}"
+    return None

@@ -67,6 +67,10 @@ class ResolvedRanking:
 
 def score_summary(scores: Sequence[float | None]) -> tuple[float | None, int]:
     """(highest non-null score, number of null scores)."""
+    if scores and None not in scores:
+        total = sum(scores)
+        if total == total:  # no NaN among them (inf - inf also lands below, correctly)
+            return max(scores), 0
     known = [s for s in scores if s is not None and not math.isnan(s)]
     return (max(known) if known else None), len(scores) - len(known)
 

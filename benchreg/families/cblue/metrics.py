@@ -102,12 +102,10 @@ class LabelPRF(Metric):
         if not len(stats):
             return np.zeros((len(weights), 3 * classes))
         gold, pred = stats[:, 0].astype(int), stats[:, 1].astype(int)
-        onehot = np.eye(classes)
-        true_onehot = onehot[gold]
-        columns = np.concatenate(
-            [true_onehot, onehot[pred], true_onehot * (gold == pred)[:, None]], axis=1
+        hit = np.where(gold == pred, gold, -1)  # a hit counts for its class
+        return np.concatenate(
+            [_class_totals(weights, labels, classes) for labels in (gold, pred, hit)], axis=1
         )
-        return weights @ columns
 
     def reduce(self, totals: np.ndarray, n: int) -> np.ndarray:
         true, pred, hit = np.split(totals, 3, axis=-1)
@@ -120,6 +118,20 @@ class LabelPRF(Metric):
 
     def detail(self, stats: np.ndarray) -> dict[str, Any]:
         return {"average": self.average, "classes": len(np.unique(stats))}
+
+
+def _class_totals(weights: np.ndarray, labels: np.ndarray, classes: int) -> np.ndarray:
+    """``weights @ one_hot(labels)`` without the (n, classes) one-hot matrix: the weights summed
+    per class over the samples sorted by label (label -1 counts nowhere). The weights are counts,
+    so every sum is exact whatever the order."""
+    out = np.zeros((len(weights), classes))
+    order = np.argsort(labels, kind="stable")
+    ordered = labels[order]
+    order, ordered = order[ordered >= 0], ordered[ordered >= 0]
+    if len(order):
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        out[:, ordered[starts]] = np.add.reduceat(weights[:, order], starts, axis=1)
+    return out
 
 
 @registry.metrics.register("cblue_reply_rouge")

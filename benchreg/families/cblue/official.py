@@ -24,7 +24,16 @@ from benchreg.families.cblue.rouge import RougeF, rouge_f
 
 
 def item_key(item: Mapping[str, Any]) -> tuple[str, ...]:
-    return tuple(json.dumps(item[key], ensure_ascii=False) for key in sorted(item))
+    """The item's values in the order of its sorted keys, compared as their JSON text."""
+    values = [item[key] for key in sorted(item)]
+    if all(type(value) is str for value in values):
+        # equal strings <=> equal JSON text: skip json.dumps (the common case, and the cost);
+        # the "" / "j" tag keeps an all-string item apart from one with other values
+        return ("", *values)
+    return ("j", *(_json_text(value) for value in values))
+
+
+_json_text = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(v, ensure_ascii=False)
 
 
 def item_set(answer: Iterable[Mapping[str, Any]]) -> frozenset[tuple[str, ...]]:

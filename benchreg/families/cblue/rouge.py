@@ -5,11 +5,19 @@ every CJK character and punctuation mark is a token; ASCII words and numbers sta
 are joined by spaces, and an empty text becomes `无 。`. rouge_chinese 1.0.3 (default settings)
 then scores the pair: ROUGE-1/2 over distinct n-grams, ROUGE-L as the LCS of the token sequences,
 F = 2PR/(P+R+1e-8). rouge_chinese is imported on first use only.
+
+The sentence split and the F formula are rouge_chinese's own functions; its n-gram sets and LCS
+length are computed here the same way but faster: n-grams as plain sets, the LCS bit-parallel
+(Allison-Dix / Hyyro: one big-integer step per token instead of a Python dict cell per token
+pair; 40% of scoring 80,000 PromptCBLUE samples went to rouge_chinese's O(n*m) table). The same
+counts give the same floats (tests/families/cblue/test_rouge.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
+from itertools import pairwise
 from typing import Any, NamedTuple
 
 from benchreg.families.cblue.tokenizer import basic_tokenize
@@ -36,5 +44,43 @@ def spaced_tokens(text: str) -> str:
 
 
 def rouge_f(prediction: str, reference: str) -> RougeF:
-    scores = _rouge().get_scores(spaced_tokens(prediction), spaced_tokens(reference))[0]
-    return RougeF(scores["rouge-1"]["f"], scores["rouge-2"]["f"], scores["rouge-l"]["f"])
+    """``Rouge().get_scores(hyp, ref)[0]`` of rouge_chinese 1.0.3, its three F values."""
+    from rouge_chinese.rouge_score import f_r_p_rouge_n
+
+    rouge = _rouge()
+    hyp = _sentences(rouge, spaced_tokens(prediction))
+    ref = _sentences(rouge, spaced_tokens(reference))
+    if not hyp or not ref:
+        raise ValueError("Hypothesis is empty." if not hyp else "Reference is empty.")
+    hyp_words = [w for sentence in hyp for w in sentence.split(" ")]
+    ref_words = [w for sentence in ref for w in sentence.split(" ")]
+    # rouge_n (exclusive): distinct n-grams of the flattened word lists
+    f = [
+        f_r_p_rouge_n(len(h), len(r), len(h & r))["f"]
+        for h, r in (
+            (set(hyp_words), set(ref_words)),
+            (set(pairwise(hyp_words)), set(pairwise(ref_words))),
+        )
+    ]
+    # rouge_l_summary_level: LCS of the flattened word lists
+    llcs = lcs_length(ref_words, hyp_words)
+    r_lcs, p_lcs = llcs / len(ref_words), llcs / len(hyp_words)
+    rouge_l = 2.0 * ((p_lcs * r_lcs) / (p_lcs + r_lcs + 1e-8))
+    return RougeF(f[0], f[1], rouge_l)
+
+
+def _sentences(rouge: Any, text: str) -> list[str]:
+    return [" ".join(part.split()) for part in rouge.cut_sent(text) if len(part) > 0]
+
+
+def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
+    """Length of the longest common subsequence of two token sequences (bit-parallel)."""
+    masks: dict[str, int] = {}
+    for i, token in enumerate(a):
+        masks[token] = masks.get(token, 0) | (1 << i)
+    full = (1 << len(a)) - 1
+    v = full  # bit i is 0 where the LCS of a[:i+1] and b[:j] gained a token
+    for token in b:
+        u = v & masks.get(token, 0)
+        v = ((v + u) | (v - u)) & full
+    return len(a) - v.bit_count()

@@ -39,6 +39,19 @@ def _load_molp2s(ctx: LoadContext) -> Dataset:
     tasks_path = confined(directory / f"{file_view}.jsonl", ctx.data_root, what="view file")
     labels_path = confined(directory / f"{file_view}.labels.jsonl", ctx.data_root, what="view file")
     check_smiles = bool(ctx.params.get("check_smiles", True))
+    files = [tasks_path, labels_path]
+    cache_params = {"view": view, "directory": directory.name, "check_smiles": check_smiles}
+    rows = checkcache.loaded(LOADED, files, cache_params)
+    if rows is not None:
+        logger.info(
+            f"{tasks_path.name}: samples (and their checks) reused from an earlier run on this "
+            f"exact file (sha256 {sha256_file(tasks_path)[:12]}, cache {checkcache.cache_dir()})"
+        )
+        return Dataset(
+            samples=[Sample(*row) for row in rows],
+            files=files,
+            info={"view": view, "smiles_checks": "cached" if check_smiles else "off"},
+        )
 
     task_records = index_by_id(read_records(tasks_path), "record_id", what="task line")
     tasks = {rid: _validate(TaskLine, record) for rid, record in task_records.items()}
@@ -73,11 +86,13 @@ def _load_molp2s(ctx: LoadContext) -> Dataset:
                 fix="labels are 0-based indices into candidate_completed_smiles",
             )
         samples.append(_sample(task, label, view, directory.name, task_records[rid].where))
-    return Dataset(
-        samples=samples,
-        files=[tasks_path, labels_path],
-        info={"view": view, "smiles_checks": validation},
+    checkcache.store_loaded(
+        LOADED, files, [(s.id, s.input, s.gold, s.meta) for s in samples], cache_params
     )
+    return Dataset(samples=samples, files=files, info={"view": view, "smiles_checks": validation})
+
+
+LOADED = "molp2s.samples"  # the loaded-data cache's name of this loader's samples
 
 
 def _sample(task: TaskLine, label: int, view: str, directory: str, where: str) -> Sample:

@@ -9,6 +9,7 @@ object, or an id given to two questions, is an error). Every question is validat
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from benchreg.core import registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.io import confined
 from benchreg.core.params import loader_params
-from benchreg.core.reader import gc_paused, index_by_id, read_records
+from benchreg.core.reader import IdIndex, Record, gc_paused, iter_list_records, read_records
 from benchreg.core.types import Dataset, LoadContext, Sample
 from benchreg.families.reaction_mc.effective import formula_scores
 from benchreg.families.reaction_mc.records import QUESTION_TYPES, Question, check_identity
@@ -44,12 +45,29 @@ def resolve_data_file(path: Path) -> Path:
 
 def read_questions(path: Path, question_type: str) -> list[Question]:
     """Parse and validate every question of one file (raises BenchregError on the first problem)."""
+    return list(iter_questions(path, question_type))
+
+
+def iter_questions(path: Path, question_type: str, *, batch: int = 512) -> Iterator[Question]:
+    """:func:`read_questions` as a stream: a JSON list file is decoded item by item and checked
+    in batches, so memory holds one batch of raw questions, not the whole file decoded."""
     if question_type not in QUESTION_TYPES:
         raise BenchregError(
             f"unknown question_type {question_type!r}", fix=f"one of {', '.join(QUESTION_TYPES)}"
         )
-    records = list(index_by_id(read_records(path), "id", what="question").items())
-    try:  # the whole file in one pydantic call; on a violation, find the first one in order
+    records = read_records(path) if path.suffix == ".jsonl" else iter_list_records(path)
+    ids = IdIndex("id", what="question", keep=False)
+    pending: list[tuple[str, Record]] = []
+    for record in records:
+        pending.append((ids.add(record), record))
+        if len(pending) >= batch:
+            yield from _checked(pending, question_type)
+            pending = []
+    yield from _checked(pending, question_type)
+
+
+def _checked(records: list[tuple[str, Record]], question_type: str) -> list[Question]:
+    try:  # the whole batch in one pydantic call; on a violation, find the first one in order
         questions = _QUESTIONS.validate_python([record.data for _, record in records])
     except ValidationError:
         questions = None
@@ -120,8 +138,7 @@ def load_questions(ctx: LoadContext) -> Dataset:
         )
     path = confined(resolve_data_file(ctx.data[0]), ctx.data_root)
     with gc_paused():  # no collector passes over the growing heap while loading
-        questions = read_questions(path, question_type)
-        samples = [to_sample(q) for q in questions]
+        samples = [to_sample(q) for q in iter_questions(path, question_type)]
     return Dataset(
         samples=samples,
         files=[path],

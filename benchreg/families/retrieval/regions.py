@@ -8,7 +8,7 @@ what is wrong with one, or None.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 MODALITIES = ("pdf", "image", "ui_screenshot", "video", "code", "conversation")
@@ -91,18 +91,50 @@ def _nat(value: Any, least: int = 0) -> bool:
     return type(value) is int and value >= least
 
 
-def common_region(modality: str, region: Any) -> bool:
-    """A fast check of the most common valid shapes (single-unit regions); False means "look
-    closer with :func:`region_problem`", not "invalid"."""
-    if type(region) is not dict:
-        return False
+def _text(value: Any) -> bool:
+    return type(value) is str and value != ""
+
+
+def _common_pdf(region: dict[str, Any]) -> bool:
     n = len(region)
-    if modality == "conversation":
-        return n == 1 and _nat(region.get("turn"))
-    if modality == "pdf":
-        return (n == 1 and _nat(region.get("page"), 1)) or (
-            n == 2 and _nat(region.get("page"), 1) and _nat(region.get("block"))
-        )
-    if modality == "image":
-        return n == 0
-    return False
+    return (n == 1 and _nat(region.get("page"), 1)) or (
+        n == 2 and _nat(region.get("page"), 1) and _nat(region.get("block"))
+    )
+
+
+def _common_ui(region: dict[str, Any]) -> bool:
+    box = region.get("bbox")
+    if len(region) != 1 or type(box) is not list or len(box) != 4:
+        return False
+    x0, y0, x1, y1 = box
+    # with x0 < x1 (false for NaN), -inf < x0 and x1 < inf make both finite
+    return (type(x0) is type(y0) is type(x1) is type(y1) is float
+            and -math.inf < x0 < x1 < math.inf and -math.inf < y0 < y1 < math.inf)
+
+
+def _common_video(region: dict[str, Any]) -> bool:
+    start, end = region.get("t_start"), region.get("t_end")
+    return (len(region) == 2 and type(start) is float and type(end) is float
+            and 0.0 <= start < end < math.inf)
+
+
+def _common_code(region: dict[str, Any]) -> bool:
+    if len(region) != 2 or not _text(region.get("path")):
+        return False
+    return _text(region.get("symbol")) or _nat(region.get("line"), 1)
+
+
+COMMON: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "conversation": lambda r: len(r) == 1 and _nat(r.get("turn")),
+    "pdf": _common_pdf,
+    "image": lambda r: len(r) == 0,
+    "ui_screenshot": _common_ui,
+    "video": _common_video,
+    "code": _common_code,
+}
+
+
+def common_region(modality: str, region: Any) -> bool:
+    """A fast check of the most common valid shapes (single-unit regions, float boxes and
+    times); False means "look closer with :func:`region_problem`", not "invalid"."""
+    return type(region) is dict and COMMON[modality](region)

@@ -181,3 +181,32 @@ def test_a_file_that_fails_the_smiles_checks_is_never_cached(
         with pytest.raises(BenchregError, match="does not parse in RDKit"):
             load(root)
     assert not (tmp_path / "cache").exists()
+
+
+def test_large_files_reuse_the_loaded_samples(
+    release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above the size threshold a repeated load of unchanged files reads the samples back from
+    the loaded-data cache (same samples, no decoding, checks reported as cached); a changed file
+    or view is loaded again."""
+    from benchreg.core import checkcache
+    from benchreg.families.molp2s import loader as molp2s_loader
+
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    root = release()
+    first = load(root)
+    assert first.info["smiles_checks"] == "checked"
+    monkeypatch.setattr(molp2s_loader, "read_records", None)  # a second decode would fail
+    again = load(root)
+    assert again.info["smiles_checks"] == "cached"
+    assert again.samples == first.samples and again.files == first.files
+    monkeypatch.undo()
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    other = load(root, "structure_only")
+    assert other.samples[0].input["properties"] == {}
+    labels = root / "data" / "gap" / "correct.labels.jsonl"
+    labels.write_text(labels.read_text().replace('"label": 0', '"label": 3'))
+    changed = load(root)
+    assert changed.samples[0].gold == 3  # loaded again (the tasks file kept its SMILES checks)

@@ -22,7 +22,7 @@ from benchreg.families.retrieval.convert import convert
 from tests.conftest import shared_path
 
 pytestmark = pytest.mark.shared_data
-MODALITIES = ("pdf", "conversation", "video", "image", "code")
+MODALITIES = ("pdf", "conversation", "video", "image", "code", "ui_screenshot")
 STRONG = 0.5
 
 
@@ -32,6 +32,7 @@ def real_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("retrieval_real")
     counts = convert(shared, out)
     assert counts["pdf"] == 326 and counts["video"] == 3092 and counts["code"] == 300
+    assert counts["ui_screenshot"] == 509 + 616  # SOURCE.md: 509 dev + 616 test examples
     return out
 
 
@@ -64,6 +65,9 @@ def overlaps(modality: str, r: dict[str, Any], g: dict[str, Any]) -> bool:
         return max(r["t_start"], g["t_start"]) < min(r["t_end"], g["t_end"])
     if modality == "conversation":
         return g["turn"] in rng("turn")
+    if modality == "ui_screenshot":
+        (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = r["bbox"], g["bbox"]
+        return max(ax0, bx0) < min(ax1, bx1) and max(ay0, by0) < min(ay1, by1)
     if r["path"] != g["path"]:
         return False
     if "symbol" in g:
@@ -147,6 +151,12 @@ def variant(modality: str, region: dict[str, Any], rng: random.Random) -> dict[s
         shift = rng.choice([-4.0, 0.0, 2.0, 30.0])
         start = max(0.0, g["t_start"] + shift)
         return {"t_start": start, "t_end": max(start + 0.5, g["t_end"] + shift)}
+    if modality == "ui_screenshot":
+        x0, y0, x1, y1 = g["bbox"]
+        w, h = x1 - x0, y1 - y0
+        dx, dy = rng.choice([(0, 0), (w / 2, 0), (0, -h / 2), (w / 3, h / 3), (w, 0), (0, h),
+                             (2 * w, 0)])  # same, overlapping, touching an edge, apart
+        return {"bbox": [x0 + dx, y0 + dy, x1 + dx, y1 + dy]}
     if modality == "code":
         if "symbol" in g:
             parent = g["symbol"].split(".")[0]
@@ -175,7 +185,8 @@ def make_run(entries: list[dict], sources: list[str], modality: str,
                         "region": variant(modality, other, rng) if other else
                         {"pdf": {"page": 1}, "conversation": {"turn": 1}, "image": {},
                          "video": {"t_start": 0.0, "t_end": 4.0},
-                         "code": {"path": "setup.py", "line": 1}}[modality]}
+                         "code": {"path": "setup.py", "line": 1},
+                         "ui_screenshot": {"bbox": [0.0, 0.0, 0.5, 0.1]}}[modality]}
             if rng.random() < 0.15:
                 item["observed_at"] = rng.choice(["2000-01-01T00:00:00+00:00",
                                                   "2099-01-01T00:00:00+00:00"])
@@ -225,3 +236,28 @@ def test_every_metric_matches_an_independent_computation(
     for name, value in expected.items():
         assert result.metrics[name].value == pytest.approx(value, abs=1e-9), (
             f"{modality} {view} {name} (seed {seed})")
+
+
+def test_ui_screenshot_conversion(real_root: Path) -> None:
+    """UIBert RefExp: one entry per TFRecord example, one source per Rico screen, gold = the
+    referred element's normalized box, the corpus = the screen's view-hierarchy leaves."""
+    entries = [json.loads(line) for line in
+               (real_root / "sets" / "ui_screenshot.jsonl").read_text("utf-8").splitlines()]
+    assert sum(e["split"] == "dev" for e in entries) == 509
+    assert sum(e["split"] == "test" for e in entries) == 616
+    manifest = [r for r in map(json.loads, (real_root / "corpus" / "manifest.jsonl")
+                               .read_text("utf-8").splitlines())
+                if r["modality"] == "ui_screenshot"]
+    assert len(manifest) == 1125  # every example is a different screen
+    by_source = {r["source_id"]: r for r in manifest}
+    for e in entries:
+        assert not e["unanswerable"] and e["answer"] is None and len(e["gold"]) == 1
+        gold = e["gold"][0]
+        x0, y0, x1, y1 = gold["region"]["bbox"]
+        assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
+        assert gold["source_id"].startswith("rico-") and gold["source_id"] in by_source
+    first = entries[0]
+    assert first["query_id"] == "uibert-refexp-dev-0" and first["origin"]["item"] == "dev:0"
+    rows = [json.loads(line) for line in (real_root / "corpus" / by_source[
+        first["gold"][0]["source_id"]]["path"]).read_text("utf-8").splitlines()]
+    assert rows and all(len(r["bbox"]) == 4 and isinstance(r["text"], str) for r in rows)
