@@ -6,19 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.app.conftest import USER_ENTRY
+
 pytestmark = pytest.mark.slow  # subprocesses; the in-process tests cover the logic
 
 
-ENTRY = """\
-defaults:
-  - /task/_base/molp2s@_here_
-  - _self_
-name: mine/my_gap
-description: my own gap task, added without touching the package
-data: [data/gap]
-metrics:
-  - {name: accuracy, primary: true}
-"""
+ENTRY = USER_ENTRY
 
 
 def user_folder(tmp_path: Path, text: str, hydra_layout: bool = True) -> Path:

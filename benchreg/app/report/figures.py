@@ -26,6 +26,27 @@ def _finite(x: Any) -> bool:
     return isinstance(x, int | float) and math.isfinite(x)
 
 
+def _points_with_ci(
+    ax: Any,
+    xs: list[float],
+    ys: list[float],
+    errs: list[tuple[float, float]],
+    color: str,
+    label: str,
+) -> None:
+    """One series of points with horizontal 95% CI bars."""
+    ax.errorbar(
+        xs,
+        ys,
+        xerr=[[e[0] for e in errs], [e[1] for e in errs]],
+        fmt="o",
+        ms=4,
+        capsize=2.5,
+        color=color,
+        label=label,
+    )
+
+
 def _err(value: float, ci: Sequence[float] | None) -> tuple[float, float]:
     if not ci or not all(_finite(c) for c in ci):
         return (0.0, 0.0)
@@ -48,16 +69,7 @@ def primary_metric(rows: Sequence[Mapping[str, Any]], title: str) -> str | None:
         ys = [labels.index(r["label"]) + (m - (len(models) - 1) / 2) * step for r in mine]
         xs = [r["value"] for r in mine]
         errs = [_err(r["value"], r.get("ci95")) for r in mine]
-        ax.errorbar(
-            xs,
-            ys,
-            xerr=[[e[0] for e in errs], [e[1] for e in errs]],
-            fmt="o",
-            ms=4,
-            capsize=2.5,
-            color=PALETTE[m % len(PALETTE)],
-            label=model,
-        )
+        _points_with_ci(ax, xs, ys, errs, PALETTE[m % len(PALETTE)], model)
     ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.set_ylim(len(labels) - 0.5, -0.5)
     if all(0 <= r["value"] <= 1 for r in rows):
@@ -186,16 +198,7 @@ def reaction_mc_gain(analysis: Mapping[str, Any]) -> str | None:
         ys = [pairs.index(q) + (s - (len(systems) - 1) / 2) * step for q in qs]
         xs = [per[q]["mean_difference"] for q in qs]
         errs = [_err(per[q]["mean_difference"], per[q].get("ci95")) for q in qs]
-        ax.errorbar(
-            xs,
-            ys,
-            xerr=[[e[0] for e in errs], [e[1] for e in errs]],
-            fmt="o",
-            ms=4,
-            capsize=2.5,
-            color=PALETTE[s % len(PALETTE)],
-            label=system,
-        )
+        _points_with_ci(ax, xs, ys, errs, PALETTE[s % len(PALETTE)], system)
         for x, y, q in zip(xs, ys, qs, strict=True):
             p = per[q].get("wilcoxon_p")
             if _finite(p):
