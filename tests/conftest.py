@@ -32,3 +32,19 @@ def private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Caches (responses, validation results, models) go to a temp folder, never to the user's
     ~/.cache/benchreg; CLI subprocesses inherit it."""
     os.environ.setdefault("BENCHREG_CACHE_DIR", str(tmp_path_factory.mktemp("benchreg_cache")))
+
+
+@pytest.fixture(scope="session")
+def molp2s_full_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A reference-size MolP2S release generated once per test session (by this project's
+    generator, builders/molp2s), shared by the tests that need full-size data."""
+    from builders.molp2s import generate
+
+    root = tmp_path_factory.mktemp("molp2s_full")
+    generate.generate_release(
+        root,
+        n_records=generate.REFERENCE_RECORDS,
+        counterfactual_sizes=generate.REFERENCE_COUNTERFACTUAL,
+        seed=0,
+    )
+    return root

@@ -9,7 +9,6 @@ they are right under any launcher.
 
 from __future__ import annotations
 
-import fcntl
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +19,13 @@ from typing import Any
 from benchreg.core.errors import BenchregError
 from benchreg.core.io import atomic_write_json
 from benchreg.core.provenance import redact_override
-from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE, RUN_FILE
+from benchreg.core.runfolder import (
+    ERROR_FILE,
+    METRICS_FILE,
+    RUN_FILE,
+    release_lock,
+    try_lock,
+)
 
 SWEEP_FILE = "sweep.json"
 SWEEP_LOCK = ".sweep.lock"
@@ -32,21 +37,15 @@ def claim_sweep(sweep_dir: Path, jobs: Sequence[Sequence[str]]) -> Any:
     """Lock ``sweep_dir`` for this sweep (returns the lock to release) after checking that it
     holds no other sweep."""
     sweep_dir.mkdir(parents=True, exist_ok=True)
-    lock = (sweep_dir / SWEEP_LOCK).open("a")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        lock.close()
-        raise BenchregError(
-            "another sweep is running in this folder",
-            where=sweep_dir,
-            fix="wait for it, or give this sweep its own hydra.sweep.dir",
-        ) from None
+    lock = try_lock(
+        sweep_dir / SWEEP_LOCK,
+        "another sweep is running in this folder",
+        fix="wait for it, or give this sweep its own hydra.sweep.dir",
+    )
     planned = [[redact_override(o) for o in job] for job in jobs]  # never a secret on disk
     recorded = planned_jobs(sweep_dir)
     if recorded is not None and recorded != planned:
-        fcntl.flock(lock, fcntl.LOCK_UN)
-        lock.close()
+        release_lock(lock)
         raise BenchregError(
             f"the sweep folder holds another sweep ({len(recorded)} jobs, e.g. "
             f"{' '.join(recorded[0]) if recorded else '-'})",
@@ -62,8 +61,7 @@ def claim_sweep(sweep_dir: Path, jobs: Sequence[Sequence[str]]) -> Any:
 
 
 def release(lock: Any) -> None:
-    fcntl.flock(lock, fcntl.LOCK_UN)
-    lock.close()
+    release_lock(lock)
 
 
 def planned_jobs(sweep_dir: Path) -> list[list[str]] | None:

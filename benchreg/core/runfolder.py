@@ -87,8 +87,7 @@ class RunFolder:
 
     def release(self) -> None:
         if self._lock is not None:
-            fcntl.flock(self._lock, fcntl.LOCK_UN)
-            self._lock.close()
+            release_lock(self._lock)
             self._lock = None
 
 
@@ -116,8 +115,7 @@ def open_run_folder(
     try:
         state = _claim(path, fingerprint, overwrite=overwrite, reuse_finished=reuse_finished)
     except BaseException:
-        fcntl.flock(lock, fcntl.LOCK_UN)
-        lock.close()
+        release_lock(lock)
         raise
     if state != "finished":
         (path / ERROR_FILE).unlink(missing_ok=True)
@@ -133,19 +131,30 @@ def open_run_folder(
 
 def _lock(path: Path) -> Any:
     try:
-        handle = (path / LOCK_FILE).open("a")
+        return try_lock(
+            path / LOCK_FILE,
+            "another benchreg process is writing this run folder",
+            fix="wait for it to finish, or choose another folder",
+        )
     except PermissionError:
         raise BenchregError("the run folder is not writable", where=path) from None
+
+
+def try_lock(lock_file: Path, busy: str, *, fix: str) -> Any:
+    """Hold an exclusive flock on ``lock_file`` (returned: close or `release_lock` it to let
+    go); when another process holds it, one clear error naming the folder."""
+    handle = lock_file.open("a")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         handle.close()
-        raise BenchregError(
-            "another benchreg process is writing this run folder",
-            where=path,
-            fix="wait for it to finish, or choose another folder",
-        ) from None
+        raise BenchregError(busy, where=lock_file.parent, fix=fix) from None
     return handle
+
+
+def release_lock(handle: Any) -> None:
+    fcntl.flock(handle, fcntl.LOCK_UN)
+    handle.close()
 
 
 def _claim(path: Path, fingerprint: str, *, overwrite: bool, reuse_finished: bool) -> str:

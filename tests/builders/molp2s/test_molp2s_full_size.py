@@ -23,15 +23,8 @@ LARGER = {
 
 
 @pytest.fixture(scope="module")
-def full_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("full")
-    generate.generate_release(
-        root,
-        n_records=generate.REFERENCE_RECORDS,
-        counterfactual_sizes=generate.REFERENCE_COUNTERFACTUAL,
-        seed=0,
-    )
-    return root
+def full_release(molp2s_full_release: Path) -> Path:
+    return molp2s_full_release
 
 
 @pytest.mark.parametrize("directory", sorted(generate.REFERENCE_COUNTERFACTUAL))

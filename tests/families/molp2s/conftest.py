@@ -9,7 +9,22 @@ from typing import Any
 
 import pytest
 
+from benchreg.core.types import Sample
+
 CANDIDATES = ["c1ccccc1CO", "c1ccccc1CN", "c1ccccc1CC", "c1ccccc1CC(=O)O"]
+
+# one record as a Sample, for parser and prompt tests
+SAMPLE = Sample(
+    id="r0",
+    input={
+        "record_id": "r0",
+        "masked_smiles": "c1ccccc1C[*]",
+        "mask": {"token": "[*]"},
+        "properties": {"gap": {"value": 6.5, "unit": "eV"}},
+        "candidate_completed_smiles": ["c1ccccc1CO", "c1ccccc1CN"],
+    },
+    gold=0,
+)
 
 
 def record(rid: str, **over: Any) -> dict[str, Any]:

@@ -170,17 +170,8 @@ def _read(path: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from builders.molp2s import generate
-
-    root = tmp_path_factory.mktemp("molp2s_full")
-    generate.generate_release(
-        root,
-        n_records=generate.REFERENCE_RECORDS,
-        counterfactual_sizes=generate.REFERENCE_COUNTERFACTUAL,
-        seed=0,
-    )
-    return root
+def release(molp2s_full_release: Path) -> Path:
+    return molp2s_full_release
 
 
 def _answers(root: Path, directory: str, kind: str) -> dict[str, dict[str, int]]:

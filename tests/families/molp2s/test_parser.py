@@ -5,20 +5,8 @@ from __future__ import annotations
 import pytest
 
 from benchreg.core.errors import ParseError
-from benchreg.core.types import Sample
 from benchreg.families.molp2s.parser import parse_selection
-
-SAMPLE = Sample(
-    id="r0",
-    input={
-        "record_id": "r0",
-        "masked_smiles": "c1ccccc1C[*]",
-        "mask": {"token": "[*]"},
-        "properties": {"gap": {"value": 6.5, "unit": "eV"}},
-        "candidate_completed_smiles": ["c1ccccc1CO", "c1ccccc1CN"],
-    },
-    gold=0,
-)
+from tests.families.molp2s.conftest import SAMPLE
 
 
 @pytest.mark.parametrize(

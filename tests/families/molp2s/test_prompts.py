@@ -4,18 +4,7 @@ from __future__ import annotations
 
 from benchreg.core.types import Sample
 from benchreg.families.molp2s.prompts import NO_PROPERTY, render
-
-SAMPLE = Sample(
-    id="r0",
-    input={
-        "record_id": "r0",
-        "masked_smiles": "c1ccccc1C[*]",
-        "mask": {"token": "[*]"},
-        "properties": {"gap": {"value": 6.5, "unit": "eV"}},
-        "candidate_completed_smiles": ["c1ccccc1CO", "c1ccccc1CN"],
-    },
-    gold=0,
-)
+from tests.families.molp2s.conftest import SAMPLE
 
 
 def test_prompt_has_candidates_and_properties() -> None:
