@@ -16,13 +16,16 @@ keeps what belongs to the task and reports the rest the same way everywhere:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import json.scanner
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from loguru import logger
 
-from benchreg.core.errors import BenchregError
+from benchreg.core.errors import BenchregError, at
+from benchreg.core.reader import DuplicateKeyError, loads, text_lines
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
 
 DuplicatePolicy = Literal["reject", "conflicts_invalid"]
@@ -55,16 +58,18 @@ class PredictionCollector:
         self.notes: list[str] = []
 
     def add(
-        self, sample_id: str, prediction: Prediction, *, where: str, value: Any = _UNSET
+        self, sample_id: str, prediction: Prediction, *, where: str | int, value: Any = _UNSET
     ) -> None:
-        """One entry of the file; ``value`` is what it said (to tell identical repeats apart)."""
+        """One entry of the file; ``value`` is what it said (to tell identical repeats apart).
+        ``where`` may be a line number of the file (formatted `file:line` only when a message
+        names it)."""
         said = prediction.answer if value is _UNSET else value
         if sample_id not in self._known:
             if self.duplicates == "reject" and sample_id in self._unknown_where:
                 raise BenchregError(
                     f"duplicate prediction for {sample_id!r} "
-                    f"(first at {self._unknown_where[sample_id]})",
-                    where=where,
+                    f"(first at {self._where(self._unknown_where[sample_id])})",
+                    where=self._where(where),
                     fix="keep one prediction per sample",
                 )
             self._unknown_where.setdefault(sample_id, where)
@@ -77,8 +82,8 @@ class PredictionCollector:
         first_where, first_said = self._first[sample_id]
         if self.duplicates == "reject":
             raise BenchregError(
-                f"duplicate prediction for {sample_id!r} (first at {first_where})",
-                where=where,
+                f"duplicate prediction for {sample_id!r} (first at {self._where(first_where)})",
+                where=self._where(where),
                 fix="keep one prediction per sample",
             )
         if sample_id in self.conflicts or first_said == said:
@@ -87,8 +92,12 @@ class PredictionCollector:
         self.by_id[sample_id] = Prediction(
             sample_id,
             status=Status.INVALID,
-            detail=f"conflicting duplicate entries ({first_where}, {where})",
+            detail=f"conflicting duplicate entries ({self._where(first_where)}, "
+            f"{self._where(where)})",
         )
+
+    def _where(self, where: str | int) -> str:
+        return at(self.path, where) if isinstance(where, int) else where
 
     def add_malformed(self, where: str) -> None:
         """An entry without a usable sample id."""
@@ -141,6 +150,52 @@ class PredictionCollector:
         return PredictionSet(
             by_id=self.by_id, files=[self.path], unknown_ids=list(self.unknown), notes=self.notes
         )
+
+
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())
+
+
+def jsonl_entries(path: Path) -> Iterator[tuple[int, Any, str | None]]:
+    """``(line number, value, error)`` of every non-blank line of a JSON Lines file: what
+    ``core.reader.read_records(path, lenient=True)`` reads (``Record.where`` is `path:number`),
+    without a Record per line. ``error`` says why a line could not be decoded (value None).
+
+    A line is decoded by the C scanner alone when that is certainly what ``json.loads`` gives
+    and no key can repeat (an object with as many keys as the line has colons, a list without a
+    colon, a scalar: see ``core.reader._LineDecoder``); any other line (surrounding spaces, extra
+    data, malformed, possible duplicate keys, blank) takes the reader's own checked path."""
+    scan = _SCAN
+    for number, line in enumerate(text_lines(path), start=1):
+        try:
+            value, end = scan(line, 0)
+        except Exception:  # StopIteration, JSONDecodeError, RecursionError: read it again below
+            end = -1
+        if end == len(line):
+            kind = type(value)
+            if kind is dict:
+                if line.count(":") == len(value):
+                    yield number, value, None
+                    continue
+            elif kind is not list or ":" not in line:
+                yield number, value, None
+                continue
+        if not line.strip():
+            continue
+        yield (number, *_checked_line(line))
+
+
+def _checked_line(line: str) -> tuple[Any, str | None]:
+    """The value of one line as the reader decodes it, or its error (the reader's words)."""
+    try:
+        value = json.loads(line)
+        kind = type(value)
+        if (kind is dict and line.count(":") != len(value)) or (kind is list and ":" in line):
+            value = loads(line)  # rejects a repeated key
+        return value, None
+    except json.JSONDecodeError as exc:
+        return None, f"malformed JSON ({exc.msg}, column {exc.colno})"
+    except DuplicateKeyError as exc:
+        return None, str(exc)
 
 
 def _blank(path: Path) -> bool:

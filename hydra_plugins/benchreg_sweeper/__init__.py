@@ -65,13 +65,17 @@ class BenchregSweeper(BasicSweeper):
     def _share_compositions(self) -> bool:
         """With the in-process launcher, a job config composed by :meth:`_compose_error` is
         handed to the launcher instead of being composed a second time (each job's config is
-        composed once). Out-of-process launchers compose in their workers: nothing shared."""
+        composed once), and jobs that differ only in plain values are copies of one Hydra
+        composition (:class:`~hydra_plugins.benchreg_sweeper.compose.ComposeCache`).
+        Out-of-process launchers compose in their workers: nothing shared."""
         from hydra._internal.core_plugins.basic_launcher import BasicLauncher
 
         if type(self.launcher) is not BasicLauncher or self.hydra_context is None:
             return False
+        from hydra_plugins.benchreg_sweeper.compose import ComposeCache
+
         loader = self.hydra_context.config_loader
-        compose = loader.load_sweep_config
+        compose = ComposeCache(loader, loader.load_sweep_config)
         self._composed = composed = {}
 
         def load_sweep_config(master_config: Any, sweep_overrides: list[str]) -> Any:

@@ -63,3 +63,84 @@ def test_other_overrides_and_aliases_pass_through(tmp_path: Path) -> None:
 def test_each_distinct_override_is_validated_once() -> None:
     batch = [["task=a", "view=x"], ["task=a", "view=y"], ["task=b", "view=x"], ["task=b", "view=y"]]
     assert covering_jobs(batch) == batch[:3]
+
+
+def _loader_and_master(*overrides: str):
+    from hydra._internal.config_loader_impl import ConfigLoaderImpl
+    from hydra._internal.utils import create_config_search_path
+    from hydra.types import RunMode
+
+    from benchreg.resources import conf_dir
+
+    loader = ConfigLoaderImpl(config_search_path=create_config_search_path(str(conf_dir())))
+    master = loader.load_configuration("config", list(overrides), RunMode.MULTIRUN)
+    return loader, master
+
+
+def _plain(cfg) -> dict:
+    from omegaconf import OmegaConf
+
+    return OmegaConf.to_container(cfg, resolve=False)
+
+
+JOBS = [
+    ["task=molp2s/gap", "view=correct"],
+    ["task=molp2s/gap", "view=shuffled"],  # derived from the first
+    ["task=molp2s/dipole", "view=counterfactual"],  # derived
+    ["task=molp2s/dipole", "view=null"],  # derived, a null value
+    ["task=molp2s/dipole", "view=counterfactual", "run.limit=3"],  # another shape: composed
+    ["task=molp2s/gap", "view=correct", "run.limit=5"],  # derived from the one above
+    ["task=molp2s/gap", "view=correct", "model=random"],  # a group: another shape
+    ["task=molp2s/gap", "view=shuffled", "model=random"],  # derived (same group choice)
+    ["task=molp2s/gap", "view=shuffled", "model=predictions"],  # a group changes: composed
+]
+
+
+def test_derived_job_configs_equal_a_fresh_composition() -> None:
+    from omegaconf import OmegaConf
+
+    from hydra_plugins.benchreg_sweeper.compose import ComposeCache
+
+    loader, master = _loader_and_master("run.overwrite=true")
+    cache = ComposeCache(loader, loader.load_sweep_config)
+    for job in JOBS:
+        derived = cache(master, list(job))
+        fresh = loader.load_sweep_config(master, list(job))
+        assert _plain(derived) == _plain(fresh), job
+        assert OmegaConf.is_struct(derived) and not OmegaConf.is_readonly(derived.hydra)
+        assert derived.hydra.job.override_dirname == fresh.hydra.job.override_dirname
+    assert cache.copied == 5 and cache.composed == len(JOBS) - 5
+
+
+def test_a_derived_config_is_a_copy_never_the_template() -> None:
+    from omegaconf import OmegaConf
+
+    from hydra_plugins.benchreg_sweeper.compose import ComposeCache
+
+    loader, master = _loader_and_master()
+    cache = ComposeCache(loader, loader.load_sweep_config)
+    first = cache(master, ["task=molp2s/gap", "view=correct"])
+    first.hydra.job.num = 7  # what the launcher does to the config it runs
+    first.task = "changed"
+    second = cache(master, ["task=molp2s/gap", "view=correct"])
+    assert cache.copied == 1
+    assert second.task == "molp2s/gap"
+    assert OmegaConf.is_missing(second.hydra.job, "num")
+
+
+def test_what_a_copy_cannot_take_is_composed_by_hydra() -> None:
+    from hydra.errors import ConfigCompositionException
+
+    from hydra_plugins.benchreg_sweeper.compose import ComposeCache
+
+    loader, master = _loader_and_master()
+    cache = ComposeCache(loader, loader.load_sweep_config)
+    cache(master, ["task=molp2s/gap", "run.limit=1"])
+    with pytest.raises(ConfigCompositionException):
+        cache(master, ["task=molp2s/gap", "run.nosuchkey=1"])  # another shape
+    composed = cache.composed
+    listed = cache(master, ["task=molp2s/gap", "run.limit=[1,2]"])  # not a scalar: composed
+    assert cache.composed == composed + 1
+    assert _plain(listed) == _plain(
+        loader.load_sweep_config(master, ["task=molp2s/gap", "run.limit=[1,2]"])
+    )

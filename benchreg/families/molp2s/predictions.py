@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchreg.core import registry
-from benchreg.core.predictions import PredictionCollector
-from benchreg.core.reader import read_records
+from benchreg.core.errors import at
+from benchreg.core.predictions import PredictionCollector, jsonl_entries
+from benchreg.core.reader import gc_paused, read_records
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
 from benchreg.families.molp2s.parser import KEY
 
@@ -23,16 +24,17 @@ def read_predictions(path: Path, samples: Sequence[Sample], task_name: str) -> P
     rest of the file is still read.
     """
     collector = PredictionCollector(path, samples, task=task_name, duplicates="reject")
-    for record in read_records(path, lenient=True):
-        obj = record.data
-        if record.error is not None or not isinstance(obj, dict):
-            collector.add_malformed(record.where)
-            continue
-        rid = obj.get("record_id")
-        if not isinstance(rid, str) or not rid:
-            collector.add_malformed(record.where)
-            continue
-        collector.add(rid, _prediction(rid, obj), where=record.where)
+    with gc_paused():
+        if path.suffix == ".jsonl":
+            entries: Iterable[tuple[str | int, Any, str | None]] = jsonl_entries(path)
+        else:  # a JSON list
+            entries = ((r.where, r.data, r.error) for r in read_records(path, lenient=True))
+        for where, obj, error in entries:
+            rid = obj.get("record_id") if error is None and type(obj) is dict else None
+            if not isinstance(rid, str) or not rid:
+                collector.add_malformed(at(path, where) if isinstance(where, int) else where)
+                continue
+            collector.add(rid, _prediction(rid, obj), where=where)
     return collector.finish()
 
 

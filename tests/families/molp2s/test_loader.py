@@ -210,3 +210,22 @@ def test_large_files_reuse_the_loaded_samples(
     labels.write_text(labels.read_text().replace('"label": 0', '"label": 3'))
     changed = load(root)
     assert changed.samples[0].gold == 3  # loaded again (the tasks file kept its SMILES checks)
+
+
+def test_loaded_cache_stores_each_string_once_and_gives_back_equal_values() -> None:
+    import json
+    import marshal
+
+    from benchreg.core.checkcache import shared_strings
+
+    line = '{"unit": "nm", "bands": [{"unit": "nm", "x": 1.5}], "t": ["a", null]}'
+    rows = [(f"r{i}", json.loads(line), i) for i in range(50)]  # each a decoded record
+    before = marshal.dumps(rows)
+    shared = shared_strings(rows)
+    assert shared == [(f"r{i}", json.loads(line), i) for i in range(50)]  # equal values
+    assert shared[0][1] is rows[0][1] and shared[0][1] is not shared[1][1]  # same dicts
+    back = marshal.loads(marshal.dumps(shared))
+    assert back == shared
+    assert back[0][1]["bands"][0]["unit"] is back[1][1]["unit"]  # one string object
+    assert list(back[0][1]) == ["unit", "bands", "t"]  # key order kept
+    assert len(marshal.dumps(shared)) < len(before)

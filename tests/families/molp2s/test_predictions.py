@@ -119,3 +119,44 @@ def test_malformed_line_is_counted_not_fatal(release, tmp_path: Path, bad: str) 
     assert result.statuses == statuses(ok=2, missing=4)  # r0 stays missing
     notes = result.system_report.notes
     assert any("1 malformed entr" in n and n.endswith("pred.jsonl:2") for n in notes), notes
+
+
+TRICKY_LINES = [
+    '{"record_id": "r0", "selected_candidate_index": 1}',
+    "",
+    "   ",
+    ' {"record_id": "r1", "selected_candidate_index": 2} ',  # surrounding spaces
+    '{"record_id": "r2", "selected_candidate_index": 0, "record_id": "r9"}',  # repeated key
+    '{"record_id": "r3", "reasoning": "a: b", "selected_candidate_index": 3}',  # colon in text
+    '{"record_id": "r4", "x": {"a": 1, "a": 2}}',  # repeated key in a nested object
+    '{"record_id": "r5"} {"record_id": "r6"}',  # extra data
+    '{"record_id": "r5", ',  # cut
+    "[1, 2]",
+    '[{"a": 1}]',
+    "3",
+    "NaN",
+    "\ufeff{}",
+    '"text"',
+    "[1, 2",
+]
+
+
+def test_fast_line_reading_equals_the_reader(tmp_path: Path) -> None:
+    """`jsonl_entries` gives what `read_records(lenient=True)` gives, line for line."""
+    from benchreg.core.predictions import jsonl_entries
+    from benchreg.core.reader import read_records
+
+    path = tmp_path / "pred.jsonl"
+    path.write_text("\n".join(TRICKY_LINES) + "\n", encoding="utf-8")
+    fast = [(f"{path}:{n}", value, error) for n, value, error in jsonl_entries(path)]
+    slow = [(r.where, r.data, r.error) for r in read_records(path, lenient=True)]
+    assert fast == slow
+    assert sum(error is not None for _, _, error in fast) == 6
+
+
+def test_duplicate_names_both_lines(release, tmp_path: Path) -> None:
+    lines = [{"record_id": "r0", "selected_candidate_index": 1}] * 2
+    with pytest.raises(BenchregError) as info:
+        score(release(), lines, tmp_path)
+    assert f"first at {tmp_path / 'pred.jsonl'}:1" in info.value.message
+    assert str(info.value.where).endswith("pred.jsonl:2")

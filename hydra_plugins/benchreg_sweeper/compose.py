@@ -1,0 +1,136 @@
+"""Compose a sweep's job configs without a full Hydra composition per job.
+
+The jobs of a sweep usually differ only in plain values (`task=molp2s/gap`, `view=shuffled`):
+keys that are no config group, set after composition exactly as Hydra's
+``ConfigLoaderImpl._apply_overrides_to_config`` sets them. :class:`ComposeCache` composes the
+first job of each *shape* (the same override keys in the same order, the same group and Hydra
+overrides) with Hydra, keeps a pristine copy, and gives every later job of that shape a copy of it
+with its own plain values applied, `hydra.overrides.task` and `hydra.job.override_dirname`
+rewritten as Hydra writes them. Anything else (a config group, a Hydra key, `+`/`~`/`++`, a
+dict or list value, a value the copy cannot take) is composed by Hydra as before. The result is
+the same config a full composition gives (tests/app/test_sweeper.py compares them).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hydra._internal.config_loader_impl import ConfigLoaderImpl, get_overrides_dirname
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.override_parser.types import Override, OverrideType
+from omegaconf import DictConfig, OmegaConf, open_dict
+
+Compose = Callable[[DictConfig, list[str]], DictConfig]
+_SCALARS = (str, int, float, bool, type(None))
+
+
+class ComposeCache:
+    """``load_sweep_config(master, overrides)`` with one Hydra composition per job shape."""
+
+    def __init__(self, loader: Any, compose: Compose) -> None:
+        self.loader = loader
+        self.compose = compose  # Hydra's own load_sweep_config
+        self.parser = OverridesParser.create()
+        self._templates: dict[Any, _Template] = {}
+        self.composed = 0  # full Hydra compositions (for tests)
+        self.copied = 0  # configs built from a template
+
+    def __call__(self, master: DictConfig, overrides: list[str]) -> DictConfig:
+        try:
+            parsed = self.parser.parse_overrides(overrides)
+        except Exception:
+            return self._full(master, overrides)  # Hydra words the error
+        key = (id(master), _shape(parsed))
+        template = self._templates.get(key)
+        if template is not None and template.master is master:
+            cfg = template.derive(parsed)
+            if cfg is not None:
+                OmegaConf.copy_cache(from_config=master, to_config=cfg)
+                self.copied += 1
+                return cfg
+        cfg = self._full(master, overrides)
+        if template is None or template.master is not master:
+            self._templates[key] = _Template(
+                master, parsed, copy.deepcopy(cfg), self._groups(master, overrides, parsed)
+            )
+        return cfg
+
+    def _full(self, master: DictConfig, overrides: list[str]) -> DictConfig:
+        self.composed += 1
+        return self.compose(master, overrides)
+
+    def _groups(self, master: DictConfig, overrides: list[str], parsed: list[Override]) -> set[str]:
+        """The override keys that are config groups for this job's search path."""
+        all_overrides = [*OmegaConf.to_container(master.hydra.overrides.hydra), *overrides]
+        _, repo = self.loader._parse_overrides_and_create_caching_repo(
+            master.hydra.job.config_name, all_overrides
+        )
+        return {o.key_or_group for o in parsed if repo.group_exists(o.key_or_group)}
+
+
+def _shape(parsed: Sequence[Override]) -> tuple[Any, ...]:
+    """What two jobs must share for one to be derived from the other: every key and override
+    type in order; the whole text of Hydra, group-like, sweep and non-scalar overrides."""
+    out = []
+    for o in parsed:
+        if _maybe_plain(o):
+            out.append((o.key_or_group, "plain"))
+        else:
+            out.append((o.key_or_group, o.input_line))
+    return tuple(out)
+
+
+def _maybe_plain(o: Override) -> bool:
+    return (
+        o.type == OverrideType.CHANGE
+        and o.package is None
+        and not o.is_hydra_override()
+        and not o.is_sweep_override()
+        and "/" not in o.key_or_group
+        and isinstance(o.value(), _SCALARS)
+    )
+
+
+class _Template:
+    def __init__(
+        self, master: DictConfig, parsed: list[Override], cfg: DictConfig, groups: set[str]
+    ) -> None:
+        self.master = master
+        self.lines = [o.input_line for o in parsed]
+        self.cfg = cfg  # pristine: never handed out
+        keys = [o.key_or_group for o in parsed]
+        # keys set twice, or one inside another (`run=...` and `run.limit=3`): order matters
+        self.simple = len(set(keys)) == len(keys) and not any(
+            a != b and b.startswith(a + ".") for a in keys for b in keys
+        )
+        self.groups = groups
+
+    def derive(self, parsed: list[Override]) -> DictConfig | None:
+        """The template with the job's plain values, or None when Hydra must compose it."""
+        if not self.simple:
+            return None
+        changed = [o for o, line in zip(parsed, self.lines, strict=True) if o.input_line != line]
+        if any(o.key_or_group in self.groups for o in changed):
+            return None
+        for o in changed:
+            node = OmegaConf.select(self.cfg, o.key_or_group, throw_on_missing=False)
+            if OmegaConf.is_config(node):  # a container replaced by a value: Hydra's business
+                return None
+        cfg = copy.deepcopy(self.cfg)
+        try:
+            ConfigLoaderImpl._apply_overrides_to_config(changed, cfg)
+        except Exception:
+            return None  # Hydra composes it and reports the error its own way
+        app = [o for o in parsed if not o.is_hydra_override()]
+        dirname = cfg.hydra.job.config.override_dirname
+        with open_dict(cfg.hydra):
+            cfg.hydra.overrides.task = [o.input_line for o in app]
+            cfg.hydra.job.override_dirname = get_overrides_dirname(
+                overrides=app,
+                kv_sep=dirname.kv_sep,
+                item_sep=dirname.item_sep,
+                exclude_keys=dirname.exclude_keys,
+            )
+        return cfg
