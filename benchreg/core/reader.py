@@ -130,7 +130,8 @@ _AFTER_ITEM = frozenset(" \t\n\r,]")
 
 
 def _list_items(path: Path, chunk_chars: int) -> Iterator[Record]:
-    decode = json.JSONDecoder(object_pairs_hook=strict_object).raw_decode
+    decoder = json.JSONDecoder(object_pairs_hook=strict_object)
+    decode = decoder.raw_decode
     try:
         handle = path.open(encoding="utf-8")
     except OSError:
@@ -160,21 +161,34 @@ def _list_items(path: Path, chunk_chars: int) -> Iterator[Record]:
             pos += 1
         else:
             index = 0
+            layout: _Layout | None = None
             while True:
-                while True:
-                    try:
-                        item, end = decode(buf, pos)
-                    except json.JSONDecodeError:
-                        if eof:
-                            raise
-                        fill()  # an item cut by the end of the buffer: read on
-                        continue
-                    if eof or (end < len(buf) and buf[end] in _AFTER_ITEM):
-                        break
-                    fill()  # "3.25" of a number "3.25e10" cut by the end of the buffer
+                group = layout.group(decoder, buf, pos) if layout else None
+                if group is not None:
+                    items, end = group
+                elif layout is not None and layout.failed:
+                    layout = None  # not this file's layout after all: one item at a time
+                    continue
+                else:
+                    while True:
+                        try:
+                            item, end = decode(buf, pos)
+                        except json.JSONDecodeError:
+                            if eof:
+                                raise
+                            fill()  # an item cut by the end of the buffer: read on
+                            continue
+                        if eof or (end < len(buf) and buf[end] in _AFTER_ITEM):
+                            break
+                        fill()  # "3.25" of a number "3.25e10" cut by the end of the buffer
+                    items = [item]
+                    if index == 0:
+                        layout = _Layout.learn(buf, end)
+                for position, item in enumerate(items):
+                    items[position] = None  # the caller alone keeps what it wants of the item
+                    yield Record(f"{path}[#{index}]", item)
+                    index += 1
                 pos = end
-                yield Record(f"{path}[#{index}]", item)
-                index += 1
                 token = skip_space()
                 pos += 1
                 if token == "]":
@@ -184,6 +198,53 @@ def _list_items(path: Path, chunk_chars: int) -> Iterator[Record]:
                 skip_space()
         if skip_space() != "":
             raise _NotStreamable  # text after the list
+
+
+class _Layout:
+    """How a pretty-printed list separates its items, learnt from its first item: the item's last
+    line plus the separator, e.g. ``"\n  },\n  {"`` (json.dumps with indent=2). In such a file
+    that text occurs only between items (deeper objects close with more indentation, and a JSON
+    string holds no raw line break), so everything of a read buffer up to its last occurrence is
+    decoded in one call: one decoder pass over many items, and the decoder's key memo shares the
+    key strings of all of them (one copy of "yield" per buffer, not per item).
+
+    The guess is checked, not trusted: the slice decodes as a list only if it ends exactly after
+    an item (a slice ending inside an item leaves an object or string open). On any failure the
+    reader goes back to one item at a time, which also locates a real error."""
+
+    __slots__ = ("close", "failed", "token")
+
+    def __init__(self, token: str, close: int) -> None:
+        self.token = token
+        self.close = close  # chars of the token that belong to the item before it
+        self.failed = False
+
+    @classmethod
+    def learn(cls, buf: str, end: int) -> _Layout | None:
+        line = buf.rfind("\n", 0, end)
+        if line < 0 or buf[end - 1] != "}" or buf[line:end].strip() != "}":
+            return None
+        match = _SEPARATOR.match(buf, end)
+        if match is None:
+            return None
+        return cls(buf[line : match.end()], end - line)
+
+    def group(
+        self, decoder: json.JSONDecoder, buf: str, pos: int
+    ) -> tuple[list[Any], int] | None:
+        cut = buf.rfind(self.token, pos)
+        if cut <= pos:
+            return None
+        end = cut + self.close
+        try:
+            items = decoder.decode(f"[{buf[pos:end]}]")
+        except (json.JSONDecodeError, DuplicateKeyError):
+            self.failed = True
+            return None
+        return items, end
+
+
+_SEPARATOR = re.compile(r"[ \t\r]*,[ \t\n\r]*\{")
 
 
 def text_lines(path: Path, *, chunk_chars: int = 1 << 22) -> Iterator[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -208,3 +209,62 @@ def test_text_lines_report_read_text_errors(tmp_path: Path) -> None:
         list(text_lines(path, chunk_chars=4))
     with pytest.raises(BenchregError, match="file not found"):
         list(text_lines(tmp_path / "missing.jsonl"))
+
+
+def _pretty_list(items: list, indent: int = 2) -> str:
+    return json.dumps(items, indent=indent, ensure_ascii=False)
+
+
+PRETTY_ITEMS = [
+    {"id": f"q{i}", "options": [{"k": [{"content": "a, b", "SMILES": ""}]}, {"k": []}],
+     "meta": {"scores": [{"yield": 1.5 * i, "dr": "10:1"}], "note": "},\n  {"}}
+    for i in range(60)
+]
+
+
+@pytest.mark.parametrize("indent", [None, 1, 2, 4])
+def test_pretty_printed_lists_read_as_the_whole_file_in_any_buffer(
+    tmp_path: Path, indent: int | None
+) -> None:
+    """Items decoded several at a time (the file's own item separator, learnt from its first
+    item) equal the whole-file read, whatever the buffer size cuts."""
+    from benchreg.core.reader import iter_list_records
+
+    path = tmp_path / "a.json"
+    path.write_text(_pretty_list(PRETTY_ITEMS, indent), encoding="utf-8")
+    whole = [(r.where, r.data) for r in read_records(path)]
+    for chunk in (5, 97, 1000, 1 << 20):
+        assert [(r.where, r.data) for r in iter_list_records(path, chunk_chars=chunk)] == whole
+
+
+def test_items_decoded_together_share_their_key_strings(tmp_path: Path) -> None:
+    from benchreg.core.reader import iter_list_records
+
+    path = tmp_path / "a.json"
+    path.write_text(_pretty_list(PRETTY_ITEMS), encoding="utf-8")
+    items = [r.data for r in iter_list_records(path)]
+    keys = {id(next(iter(item["meta"]["scores"][0]))) for item in items[1:-1]}
+    assert len(keys) == 1  # one "yield" string for the items between the first and the last
+
+
+@pytest.mark.parametrize("where", [1, 30, 59])
+def test_a_repeated_key_inside_a_group_is_located_at_its_item(tmp_path: Path, where: int) -> None:
+    from benchreg.core.reader import iter_list_records
+
+    text = _pretty_list(PRETTY_ITEMS)
+    marker = f'"id": "q{where}",'
+    assert marker in text
+    path = tmp_path / "a.json"
+    path.write_text(text.replace(marker, f'{marker} "id": "again",'), encoding="utf-8")
+    with pytest.raises(BenchregError, match=r"duplicate key 'id'"):
+        list(iter_list_records(path))
+
+
+def test_a_layout_that_changes_midway_falls_back_to_one_item_at_a_time(tmp_path: Path) -> None:
+    from benchreg.core.reader import iter_list_records
+
+    head = _pretty_list(PRETTY_ITEMS[:3])[:-2]  # without "\n]"
+    tail = ", ".join(json.dumps(item) for item in PRETTY_ITEMS[3:])  # compact, one line
+    path = tmp_path / "a.json"
+    path.write_text(f"{head},\n  {tail}\n]", encoding="utf-8")
+    assert [r.data for r in iter_list_records(path, chunk_chars=300)] == PRETTY_ITEMS

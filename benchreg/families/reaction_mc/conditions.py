@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,7 +9,8 @@ Signature = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
 
 
 def _norm(text: Any) -> str:
-    return re.sub(r"\s+", " ", str(text if text is not None else "")).strip().lower()
+    # split/join: the same whitespace set as the regex \s+ on str, several times faster
+    return " ".join(str(text if text is not None else "").split()).lower()
 
 
 def _items(value: Any) -> tuple[tuple[str, str], ...]:

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from benchreg.families.reaction_mc.notation import Reading, read_ee, read_ratio, read_yield
 
 SELECTIVITY_FIELDS = ("ee", "er", "dr", "rr")
 TIE_REL_TOL = 1e-9
+_PLAIN_NUMBERS = (int, float)  # exact types: bool is an int subclass and is never a yield
+_NO_YIELD = Reading(error="no yield")
 
 
-@dataclass(frozen=True, slots=True)
-class OptionOutcome:
+class OptionOutcome(NamedTuple):
     """One option (or reference) after reading its scores."""
 
     yield_: float | None  # percent; None when absent or unreadable
@@ -36,36 +36,37 @@ class OptionOutcome:
 def outcome_of(scores: Mapping[str, Any] | None, fallback_yield: Any = None) -> OptionOutcome:
     """Read one ``meta.scores`` entry; ``fallback_yield`` (meta.yields[i]) fills a missing yield."""
     scores = scores or {}
-    errors: list[str] = []
-    notes: list[str] = []
-
-    def take(reading: Reading) -> float | None:
-        if reading.error:
-            errors.append(reading.error)
-        if reading.note:
-            notes.append(reading.note)
-        return reading.value
-
     raw_yield = scores.get("yield")
     if raw_yield is None:
         raw_yield = fallback_yield
-    yield_reading = read_yield(raw_yield)
-    if yield_reading.absent:
-        errors.append("no yield")
-    yield_value = take(yield_reading)
-
-    ee = read_ee(scores.get("ee"))
-    enantio = take(ee) if not ee.absent else None
-    if enantio is None and not ee.error:
-        enantio = take(read_ratio(scores.get("er"), "er"))
-    dr = take(read_ratio(scores.get("dr"), "dr"))
-    rr = take(read_ratio(scores.get("rr"), "rr"))
+    if (
+        type(raw_yield) in _PLAIN_NUMBERS
+        and raw_yield >= 0  # False for NaN
+        and scores.get("ee") is None
+        and scores.get("er") is None
+        and scores.get("dr") is None
+        and scores.get("rr") is None
+    ):  # the common case, a plain yield: what the readers below give, without their work
+        value = float(raw_yield)
+        return OptionOutcome(value, value)
+    readings = [read_yield(raw_yield)]
+    if readings[0].absent:
+        readings.append(_NO_YIELD)
+    ee = read_ee(scores.get("ee"))  # an absent ee (also "n.d.") gives way to er
+    readings += (
+        read_ratio(scores.get("er"), "er") if ee.absent else ee,
+        read_ratio(scores.get("dr"), "dr"),
+        read_ratio(scores.get("rr"), "rr"),
+    )
+    yield_value = readings[0].value
     effective = None
     if yield_value is not None:
         effective = yield_value
-        for fraction in (enantio, dr, rr):
-            effective *= 1.0 if fraction is None else fraction
-    return OptionOutcome(yield_value, effective, tuple(errors), tuple(notes))
+        for reading in readings[-3:]:
+            effective *= 1.0 if reading.value is None else reading.value
+    errors = tuple(r.error for r in readings if r.error)
+    notes = tuple(r.note for r in readings if r.note)
+    return OptionOutcome(yield_value, effective, errors, notes)
 
 
 def is_tie(a: float, b: float) -> bool:
@@ -87,24 +88,23 @@ def relative(value: float, best: float) -> float:
     return value / best
 
 
-@dataclass(frozen=True, slots=True)
-class QuestionScores:
+class QuestionScores(NamedTuple):
     """Everything the metrics need about one question, computed once at load time.
 
     ``source`` says where the numbers come from: ``formula`` (recomputed from ``meta.scores``; an
     option whose scores cannot be read falls back to ``meta.effective_scores[i]`` and is listed in
     ``fallback_options``) or ``stored`` (``meta.option_relative_scores``, ``answer``,
-    ``meta.yields`` as given).
+    ``meta.yields`` as given). Immutable, and cheap to build (read once per question per metric).
     """
 
-    effective: tuple[float, ...]
-    yields: tuple[float, ...]
-    relative: tuple[float, ...]
-    best: tuple[int, ...]
+    effective: Sequence[float]
+    yields: Sequence[float]
+    relative: Sequence[float]
+    best: Sequence[int]
     best_effective: float
     best_yield: float
-    fallback_options: tuple[int, ...] = ()
-    problems: tuple[str, ...] = field(default=())
+    fallback_options: Sequence[int] = ()
+    problems: Sequence[str] = ()
 
     def yield_ratio(self, index: int) -> float:
         return relative(self.yields[index], self.best_yield)
@@ -123,15 +123,16 @@ class QuestionScores:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> QuestionScores:
+        """The scores of :meth:`as_json`; its lists are used as they are, not copied."""
         return cls(
-            effective=tuple(data["effective"]),
-            yields=tuple(data["yields"]),
-            relative=tuple(data["relative"]),
-            best=tuple(data["best"]),
-            best_effective=float(data["best_effective"]),
-            best_yield=float(data["best_yield"]),
-            fallback_options=tuple(data.get("fallback_options", ())),
-            problems=tuple(data.get("problems", ())),
+            data["effective"],
+            data["yields"],
+            data["relative"],
+            data["best"],
+            float(data["best_effective"]),
+            float(data["best_yield"]),
+            data.get("fallback_options", ()),
+            data.get("problems", ()),
         )
 
 
@@ -143,18 +144,20 @@ def _number(value: Any) -> float | None:
 
 def formula_scores(meta: Mapping[str, Any], n_options: int) -> QuestionScores:
     """Recompute every option's effective score from ``meta.scores`` with the spec's formula."""
-    scores = list(meta.get("scores") or [])
-    yields_meta = list(meta.get("yields") or [])
-    stored_eff = list(meta.get("effective_scores") or [])
+    scores = meta.get("scores") or ()
+    yields_meta = meta.get("yields") or ()
+    stored_eff = meta.get("effective_scores") or ()
     effective: list[float] = []
     yields: list[float] = []
     fallback: list[int] = []
     problems: list[str] = []
     for i in range(n_options):
-        entry = scores[i] if i < len(scores) and isinstance(scores[i], Mapping) else {}
+        entry = scores[i] if i < len(scores) else None
+        if type(entry) is not dict and not isinstance(entry, Mapping):
+            entry = {}
         outcome = outcome_of(entry, yields_meta[i] if i < len(yields_meta) else None)
         value = outcome.effective
-        if not outcome.readable:
+        if outcome.errors or value is None:  # not readable
             stored = _number(stored_eff[i]) if i < len(stored_eff) else None
             problems.append(f"option {i}: {'; '.join(outcome.errors)}")
             fallback.append(i)

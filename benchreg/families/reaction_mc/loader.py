@@ -22,7 +22,13 @@ from benchreg.core.params import loader_params
 from benchreg.core.reader import IdIndex, Record, gc_paused, iter_list_records, read_records
 from benchreg.core.types import Dataset, LoadContext, Sample
 from benchreg.families.reaction_mc.effective import formula_scores
-from benchreg.families.reaction_mc.records import QUESTION_TYPES, Question, check_identity
+from benchreg.families.reaction_mc.records import (
+    QUESTION_TYPES,
+    Molecule,
+    Question,
+    QuestionInput,
+    check_identity,
+)
 
 
 def data_file_name(question_type: str) -> str:
@@ -106,26 +112,82 @@ RELEASE_META_KEYS = (
 )
 
 
-def to_sample(question: Question) -> Sample:
+def to_sample(question: Question, strings: dict[str, str] | None = None) -> Sample:
     """Sample.meta (JSON, also written to samples.jsonl): `release` = the file's own numbers,
-    `formula` = the effective/relative scores recomputed from `meta.scores`."""
-    meta = question.meta.model_dump()
-    n = len(question.options)
+    `formula` = the effective/relative scores recomputed from `meta.scores`.
+
+    Built from the validated model's own values, as ``model_dump()`` would give them, without
+    copying them again (the model is dropped afterwards). With ``strings`` (one dict for a whole
+    file), equal condition texts, SMILES and keys of different questions become one object: a
+    release repeats its tables' reactants, products and conditions in question after question."""
+    share = _Sharer(strings if strings is not None else {})
+    release = {key: getattr(question.meta, key) for key in RELEASE_META_KEYS}
+    for key in ("doi", "parent_table_id"):
+        release[key] = share.text(release[key])
+    for option in question.options:
+        share.conditions(option)
     return Sample(
         id=question.id,
         input={
             "question_type": question.question_type,
-            "target_key": question.target_key,
-            "varying_keys": list(question.varying_keys),
-            "input": {k: v for k, v in question.input.model_dump().items() if v is not None},
-            "options": [dict(option) for option in question.options],
+            "target_key": share.text(question.target_key),
+            "varying_keys": [share.text(key) for key in question.varying_keys],
+            "input": _input_fields(question.input, share),
+            "options": question.options,
         },
-        gold=list(question.answer),
+        gold=question.answer,
         meta={
-            "release": {key: meta.get(key) for key in RELEASE_META_KEYS},
-            "formula": formula_scores(meta, n).as_json(),
+            "release": release,
+            "formula": formula_scores(release, len(question.options)).as_json(),
         },
     )
+
+
+class _Sharer:
+    __slots__ = ("text_of",)
+
+    def __init__(self, strings: dict[str, str]) -> None:
+        self.text_of = strings.setdefault
+
+    def text(self, value: Any) -> Any:
+        return self.text_of(value, value) if type(value) is str else value
+
+    def conditions(self, group: dict[str, Any] | None) -> None:
+        """In place: a condition group {key: [{"content": ..., "SMILES": ...}, ...]}."""
+        for items in (group or {}).values():
+            if type(items) is list:
+                for item in items:
+                    if type(item) is dict:
+                        self.molecule(item)
+
+    def molecule(self, item: dict[str, Any]) -> dict[str, Any]:
+        for key, value in item.items():
+            if type(value) is str:
+                item[key] = self.text_of(value, value)
+        return item
+
+
+def _input_fields(value: QuestionInput, share: _Sharer) -> dict[str, Any]:
+    """``value.model_dump()`` without its None fields."""
+    share.conditions(value.constant_conditions)
+    share.conditions(value.fixed_conditions)
+    fields: dict[str, Any] = {
+        "reactants": [share.molecule(_molecule(m)) for m in value.reactants],
+        "products": [share.molecule(_molecule(m)) for m in value.products],
+        "constant_conditions": value.constant_conditions,
+    }
+    if value.fixed_conditions is not None:
+        fields["fixed_conditions"] = value.fixed_conditions
+    if value.reference_conditions is not None:
+        fields["reference_conditions"] = [r.model_dump() for r in value.reference_conditions]
+    for key, item in (value.model_extra or {}).items():
+        if item is not None:
+            fields[key] = item
+    return fields
+
+
+def _molecule(value: Molecule) -> dict[str, Any]:
+    return {"content": value.content, "SMILES": value.SMILES, **(value.model_extra or {})}
 
 
 @registry.loaders.register("reaction_mc_questions")
@@ -137,8 +199,9 @@ def load_questions(ctx: LoadContext) -> Dataset:
             f"task {ctx.task_name} must name exactly one data file", fix="set `data: [<file>]`"
         )
     path = confined(resolve_data_file(ctx.data[0]), ctx.data_root)
+    strings: dict[str, str] = {}
     with gc_paused():  # no collector passes over the growing heap while loading
-        samples = [to_sample(q) for q in iter_questions(path, question_type)]
+        samples = [to_sample(q, strings) for q in iter_questions(path, question_type)]
     return Dataset(
         samples=samples,
         files=[path],

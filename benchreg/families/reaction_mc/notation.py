@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 _ABSENT = {"", "-", "—", "–", "n/a", "na", "none", "null"}
 _YIELD_ZERO = {"trace", "traces", "n.d.", "nd", "n.d", "n.r.", "nr", "n.r", "no reaction",
@@ -51,8 +51,7 @@ _PERCENT_RE = re.compile(rf"^{_BOUND}\s*(?P<num>{_NUMBER})\s*%$")
 _PLAIN_RE = re.compile(rf"^{_BOUND}\s*(?P<num>{_NUMBER})$")
 
 
-@dataclass(frozen=True, slots=True)
-class Reading:
+class Reading(NamedTuple):
     """One outcome field after reading: a number, nothing, or an error."""
 
     value: float | None = None
@@ -82,8 +81,7 @@ def _bound_note(match: re.Match[str], text: str) -> str | None:
     return f"bound {text!r} read as its number" if match.group("bound") else None
 
 
-def read_yield(raw: Any) -> Reading:
-    """A yield in percent (see the module doc for the accepted forms)."""
+def _read_yield(raw: Any) -> Reading:
     if isinstance(raw, int | float) and not isinstance(raw, bool):
         if isinstance(raw, float) and math.isnan(raw):
             return Reading()
@@ -107,8 +105,7 @@ def read_yield(raw: Any) -> Reading:
     return Reading(value, note=_bound_note(match, text))
 
 
-def read_ee(raw: Any) -> Reading:
-    """An ee in percent -> the major-enantiomer fraction ``(100 + |ee|) / 200``."""
+def _read_ee(raw: Any) -> Reading:
     text = _clean(raw)
     if text is None:
         return Reading()
@@ -126,8 +123,7 @@ def read_ee(raw: Any) -> Reading:
     return Reading((100.0 + ee) / 200.0, note=_bound_note(match, text))
 
 
-def read_ratio(raw: Any, field: str = "ratio") -> Reading:
-    """An er/dr/rr -> the major-isomer fraction (see the module doc for the accepted forms)."""
+def _read_ratio(raw: Any, field: str = "ratio") -> Reading:
     text = _clean(raw)
     if text is None:
         return Reading()
@@ -155,3 +151,34 @@ def read_ratio(raw: Any, field: str = "ratio") -> Reading:
             return Reading(error=f"{field} {raw!r} is negative")
         return Reading(max(x, 1.0) / (x + 1.0), note=f"{field} {text!r} read as {text}:1")
     return Reading(error=f"unreadable {field} {raw!r}")
+
+
+# A table repeats its notations ("95% ee", ">20:1") across entries and questions, and a Reading is
+# immutable: each distinct cell value is read once (typed, so 94 and 94.0 keep their own texts).
+_NOTHING = Reading()
+_yield_cell = lru_cache(maxsize=8192, typed=True)(_read_yield)
+_ee_cell = lru_cache(maxsize=8192, typed=True)(_read_ee)
+_ratio_cell = lru_cache(maxsize=8192, typed=True)(_read_ratio)
+
+
+def read_yield(raw: Any) -> Reading:
+    """A yield in percent (see the module doc for the accepted forms)."""
+    if raw is None:
+        return _NOTHING
+    if type(raw) is float or type(raw) is int:
+        return _read_yield(raw)
+    return _yield_cell(raw) if raw.__hash__ is not None else _read_yield(raw)
+
+
+def read_ee(raw: Any) -> Reading:
+    """An ee in percent -> the major-enantiomer fraction ``(100 + |ee|) / 200``."""
+    if raw is None:
+        return _NOTHING
+    return _ee_cell(raw) if raw.__hash__ is not None else _read_ee(raw)
+
+
+def read_ratio(raw: Any, field: str = "ratio") -> Reading:
+    """An er/dr/rr -> the major-isomer fraction (see the module doc for the accepted forms)."""
+    if raw is None:
+        return _NOTHING
+    return _ratio_cell(raw, field) if raw.__hash__ is not None else _read_ratio(raw, field)

@@ -45,6 +45,10 @@ def read_pairs(path: Path) -> _Pairs:
     return data
 
 
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
 @registry.prediction_readers.register("reaction_mc_json")
 def read_predictions(
     path: Path, samples: Sequence[Sample], task_name: str, text_values: str = "invalid"
@@ -69,6 +73,6 @@ def read_predictions(
         else:
             prediction = Prediction(qid, answer=value)
         # canonical JSON tells 1, 1.0 and true apart (they compare equal in Python)
-        said = json.dumps(value, sort_keys=True, ensure_ascii=False)
+        said = str(value) if type(value) is int else _canonical(value)
         collector.add(qid, prediction, where=f"{path}[#{i}] ({qid!r})", value=said)
     return collector.finish()

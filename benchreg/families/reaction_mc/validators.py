@@ -14,7 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchreg.core import registry
+from loguru import logger
+
+from benchreg.core import checkcache, registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.types import Dataset, LoadContext, Sample
 from benchreg.core.validation import Finding
@@ -235,25 +237,45 @@ def pair_findings(
     return findings
 
 
-def _sibling_findings(dataset: Dataset) -> list[Finding]:
+def _sibling_types(dataset: Dataset) -> tuple[str, str] | None:
+    """(this file's type, the sibling's type) for a reference or control file, else None."""
     qtype = str(dataset.info.get("question_type", ""))
     if not qtype.endswith(("_reference", "_reference_control")) or not dataset.files:
-        return []
+        return None
     ref_type = qtype.removesuffix("_control")
-    other_type = f"{ref_type}_control" if qtype == ref_type else ref_type
-    folder = Path(dataset.files[0]).parent
+    return qtype, f"{ref_type}_control" if qtype == ref_type else ref_type
+
+
+def _sibling_path(dataset: Dataset) -> Path | None:
+    types = _sibling_types(dataset)
+    if types is None:
+        return None
     try:
-        path = resolve_data_file(folder / data_file_name(other_type))
+        return resolve_data_file(Path(dataset.files[0]).parent / data_file_name(types[1]))
     except BenchregError:
+        return None
+
+
+def _sibling_findings(dataset: Dataset) -> list[Finding]:
+    types = _sibling_types(dataset)
+    if types is None:
+        return []
+    qtype, other_type = types
+    path = _sibling_path(dataset)
+    if path is None:
+        folder = Path(dataset.files[0]).parent
         return [Finding(str(folder), f"no {other_type} file beside this one: pairs not checked",
                         "warning")]
     try:
         others = [to_sample(q) for q in read_questions(path, other_type)]
     except BenchregError as exc:
         return [Finding(str(path), f"sibling file unreadable: {exc.message}", "warning")]
-    if qtype == ref_type:
+    if qtype.endswith("_reference"):
         return pair_findings(dataset.samples, others)
     return pair_findings(others, dataset.samples)
+
+
+CONSISTENCY = "reaction_mc.consistency"  # the checkcache entry of this validator's findings
 
 
 @registry.validators.register("reaction_mc_consistency")
@@ -264,12 +286,46 @@ def check_consistency(
     abs_tol: float = 1e-4,
     check_pairs: bool = True,
 ) -> list[Finding]:
-    """Findings for every disagreement; ``abs_tol`` is scaled by 100 for yields/effectives."""
+    """Findings for every disagreement; ``abs_tol`` is scaled by 100 for yields/effectives.
+
+    The findings of a large file are kept in the check cache (core.checkcache), keyed by the
+    sha256 of the file (and of its reference/control sibling when pairs are checked) and by these
+    params: a repeated run on unchanged files reports the same findings without recomputing
+    them, and says so."""
+    files, key = _cache_key(dataset, rel_tol, abs_tol, check_pairs)
+    cached = checkcache.loaded(CONSISTENCY, files, key)
+    if cached is not None:
+        logger.info(
+            f"{Path(files[0]).name}: consistency findings ({len(cached)}) reused from an earlier "
+            f"check of the same file contents (cache {checkcache.cache_dir()})"
+        )
+        return [Finding(*finding) for finding in cached]
     checker = _Checker(rel_tol, abs_tol)
     for sample in dataset.samples:
         checker.question(sample)
     findings = checker.findings
     if check_pairs:
         findings += _sibling_findings(dataset)
+    if files:
+        checkcache.store_loaded(
+            CONSISTENCY, files, [(f.where, f.message, f.severity) for f in findings], key
+        )
     return findings
 
+
+def _cache_key(
+    dataset: Dataset, rel_tol: float, abs_tol: float, check_pairs: bool
+) -> tuple[list[Path], dict[str, Any]]:
+    files = [Path(f) for f in dataset.files]
+    sibling = _sibling_path(dataset) if check_pairs else None
+    if sibling is not None:
+        files.append(sibling)
+    key = {
+        "rel_tol": rel_tol,
+        "abs_tol": abs_tol,
+        "check_pairs": check_pairs,
+        "question_type": dataset.info.get("question_type"),
+        "questions": len(dataset.samples),
+        "sibling": sibling is not None,
+    }
+    return files, key

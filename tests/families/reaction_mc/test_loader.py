@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from benchreg import BenchregError, load_task, run_task
+from benchreg.families.reaction_mc.records import QUESTION_TYPES
 
 SV = "single_varying"
 
@@ -128,3 +129,30 @@ def test_flat_reference_shape_is_accepted(question, release) -> None:
     assert loaded[0]["conditions"] == {"ligand": [{"content": "L9", "SMILES": ""}]}
     assert loaded[0]["outcome"] == {"yield": 3.0}
     assert loaded[1]["outcome"] == {"yield": 4}
+
+
+@pytest.mark.parametrize("qtype", QUESTION_TYPES)
+def test_samples_hold_what_model_dump_gives(qtype: str) -> None:
+    """Samples are built from the validated model's own values (no second copy); they must
+    equal the plain `model_dump()` of the question, None fields of `input` left out."""
+    from benchreg.families import reaction_mc
+    from benchreg.families.reaction_mc.loader import (
+        RELEASE_META_KEYS,
+        data_file_name,
+        read_questions,
+        to_sample,
+    )
+
+    sample_dir = Path(reaction_mc.__file__).parent / "sample"
+    for question in read_questions(sample_dir / data_file_name(qtype), qtype):
+        dumped = question.model_dump()
+        sample = to_sample(question)
+        assert sample.input == {
+            "question_type": dumped["question_type"],
+            "target_key": dumped["target_key"],
+            "varying_keys": dumped["varying_keys"],
+            "input": {k: v for k, v in dumped["input"].items() if v is not None},
+            "options": dumped["options"],
+        }
+        assert sample.meta["release"] == {k: dumped["meta"][k] for k in RELEASE_META_KEYS}
+        assert sample.gold == dumped["answer"]

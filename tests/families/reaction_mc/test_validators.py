@@ -136,3 +136,28 @@ def test_disagreement_explains_how_a_plain_ratio_was_read(question, release) -> 
     findings = _findings(AV, release({AV: [q]}))
     message = next(f.message for f in findings if "option 0: meta.effective_scores" in f.message)
     assert "er '95' read as 95:1" in message
+
+
+def test_findings_of_unchanged_files_are_reused_and_recomputed_after_a_change(
+    question, release, monkeypatch, tmp_path: Path
+) -> None:
+    from benchreg.core import checkcache
+    from benchreg.families.reaction_mc import validators
+
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)  # cache these small files too
+    bad = question("c_q1", AV, [{"yield": 80}, {"yield": 40}])
+    bad["meta"]["effective_scores"][0] = 70.0
+    root = release({AV: [bad, question("c_q2", AV, [{"yield": 5}, {"yield": 9}])]})
+    first = _findings(AV, root)
+    assert [f.where for f in first] == ["c_q1"]
+
+    computed = []
+    real_checker = validators._Checker
+    monkeypatch.setattr(validators, "_Checker", lambda *a: computed.append(1) or real_checker(*a))
+    assert _findings(AV, root) == first and computed == []  # reused
+    assert _findings(AV, root, rel_tol=1e-6) == first and computed == [1]  # other params
+
+    bad["meta"]["effective_scores"][0] = 80.0  # fixed: the file's sha256 changes
+    release({AV: [bad, question("c_q2", AV, [{"yield": 5}, {"yield": 9}])]})
+    assert _findings(AV, root) == [] and computed == [1, 1]
