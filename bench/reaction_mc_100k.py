@@ -13,7 +13,10 @@ Sides, each in its own process (whole-process wall and peak RSS, see bench/_harn
   five aligned meta lists as long as the options, answer a non-empty list of in-range ints, id
   pattern and suffix, question_type, target_key), ids unique, then hits = predicted index among
   the options of the best `meta.effective_scores` (benchreg's `exact_match_accuracy`);
-- `benchreg`: `run_task(reaction_mc/single_varying, model=predictions)`, default CIs.
+- `benchreg, first run`: `run_task(reaction_mc/single_varying, model=predictions)`, default
+  CIs, with an empty check cache;
+- `benchreg, repeated run`: the same with the check cache of an earlier run (unchanged file: the
+  consistency validator's findings are reused, see docs/scale.md).
 Hits are checked equal on both sides.
 """
 
@@ -103,10 +106,22 @@ def main() -> int:
         build(folder, args.questions)
         size = (folder / "data" / FILE).stat().st_size
         me = [sys.executable, "-m", "bench.reaction_mc_100k", "--data", str(folder), "--side"]
+        cold, warm = str(folder / "cache-cold"), str(folder / "cache-warm")
         sides = [
             Side("minimal stdlib scorer (reference)", [*me, "minimal"]),
-            Side("benchreg", [*me, "benchreg"], env={"BENCHREG_CACHE_DIR": str(folder / "c")}),
+            Side(
+                "benchreg, first run (empty check cache)",
+                [*me, "benchreg"],
+                env={"BENCHREG_CACHE_DIR": cold},
+                setup=[sys.executable, "-c", f"import shutil; shutil.rmtree({cold!r}, True)"],
+            ),
+            Side("benchreg, repeated run (unchanged data)", [*me, "benchreg"],
+                 env={"BENCHREG_CACHE_DIR": warm}),
         ]
+        measure([sides[2]], 1)  # fill the warm cache (this run is discarded)
+        sides[2].walls.clear()
+        sides[2].rss_mib.clear()
+        sides[2].outputs.clear()
         measure(sides, args.repeats)
         hits = {json.loads(o.strip().splitlines()[-1])["hits"] for s in sides for o in s.outputs}
         assert len(hits) == 1, hits

@@ -3,27 +3,37 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 Signature = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
 
 
-def _norm(text: Any) -> str:
+@lru_cache(maxsize=1 << 16)  # condition texts repeat across the options of a release
+def _norm_text(text: str) -> str:
     # split/join: the same whitespace set as the regex \s+ on str, several times faster
-    return " ".join(str(text if text is not None else "").split()).lower()
+    return " ".join(text.split()).lower()
+
+
+def _norm(text: Any) -> str:
+    return _norm_text(text if type(text) is str else str(text if text is not None else ""))
 
 
 def _items(value: Any) -> tuple[tuple[str, str], ...]:
     values = value if isinstance(value, list) else [value]
     items = []
     for item in values:
-        if isinstance(item, Mapping):
-            pair = (_norm(item.get("content")), str(item.get("SMILES") or "").strip())
+        if type(item) is dict or isinstance(item, Mapping):
+            smiles = item.get("SMILES")
+            pair = (
+                _norm(item.get("content")),
+                smiles.strip() if type(smiles) is str else str(smiles or "").strip(),
+            )
         else:
             pair = (_norm(item), "")
         if pair != ("", ""):
             items.append(pair)
-    return tuple(sorted(items))
+    return tuple(sorted(items)) if len(items) > 1 else tuple(items)
 
 
 def condition_signature(conditions: Mapping[str, Any]) -> Signature:

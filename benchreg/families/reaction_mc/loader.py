@@ -24,9 +24,8 @@ from benchreg.core.types import Dataset, LoadContext, Sample
 from benchreg.families.reaction_mc.effective import formula_scores
 from benchreg.families.reaction_mc.records import (
     QUESTION_TYPES,
-    Molecule,
     Question,
-    QuestionInput,
+    QuestionFields,
     check_identity,
 )
 
@@ -49,12 +48,14 @@ def resolve_data_file(path: Path) -> Path:
     )
 
 
-def read_questions(path: Path, question_type: str) -> list[Question]:
+def read_questions(path: Path, question_type: str) -> list[QuestionFields]:
     """Parse and validate every question of one file (raises BenchregError on the first problem)."""
     return list(iter_questions(path, question_type))
 
 
-def iter_questions(path: Path, question_type: str, *, batch: int = 512) -> Iterator[Question]:
+def iter_questions(
+    path: Path, question_type: str, *, batch: int = 512
+) -> Iterator[QuestionFields]:
     """:func:`read_questions` as a stream: a JSON list file is decoded item by item and checked
     in batches, so memory holds one batch of raw questions, not the whole file decoded."""
     if question_type not in QUESTION_TYPES:
@@ -72,7 +73,7 @@ def iter_questions(path: Path, question_type: str, *, batch: int = 512) -> Itera
     yield from _checked(pending, question_type)
 
 
-def _checked(records: list[tuple[str, Record]], question_type: str) -> list[Question]:
+def _checked(records: list[tuple[str, Record]], question_type: str) -> list[QuestionFields]:
     try:  # the whole batch in one pydantic call; on a violation, find the first one in order
         questions = _QUESTIONS.validate_python([record.data for _, record in records])
     except ValidationError:
@@ -81,7 +82,7 @@ def _checked(records: list[tuple[str, Record]], question_type: str) -> list[Ques
         label = f"{record.where} (question {qid})"
         if questions is None:
             try:
-                question = Question.model_validate(record.data)
+                question = _QUESTION.validate_python(record.data)
             except ValidationError as exc:
                 raise BenchregError(
                     _first_error(exc), where=label, fix="see spec section 7"
@@ -95,7 +96,8 @@ def _checked(records: list[tuple[str, Record]], question_type: str) -> list[Ques
     return questions
 
 
-_QUESTIONS = TypeAdapter(list[Question])
+_QUESTIONS: TypeAdapter[list[QuestionFields]] = TypeAdapter(list[Question])
+_QUESTION: TypeAdapter[QuestionFields] = TypeAdapter(Question)
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -112,34 +114,40 @@ RELEASE_META_KEYS = (
 )
 
 
-def to_sample(question: Question, strings: dict[str, str] | None = None) -> Sample:
+def to_sample(question: QuestionFields, strings: dict[str, str] | None = None) -> Sample:
     """Sample.meta (JSON, also written to samples.jsonl): `release` = the file's own numbers,
     `formula` = the effective/relative scores recomputed from `meta.scores`.
 
-    Built from the validated model's own values, as ``model_dump()`` would give them, without
-    copying them again (the model is dropped afterwards). With ``strings`` (one dict for a whole
-    file), equal condition texts, SMILES and keys of different questions become one object: a
-    release repeats its tables' reactants, products and conditions in question after question."""
+    Built from the validated question's own values (a fresh dict from validation), without
+    copying them again. With ``strings`` (one dict for a whole file), equal condition texts,
+    SMILES and keys of different questions become one object: a release repeats its tables'
+    reactants, products and conditions in question after question."""
     share = _Sharer(strings if strings is not None else {})
-    release = {key: getattr(question.meta, key) for key in RELEASE_META_KEYS}
+    meta = question["meta"]
+    release = {key: meta.get(key) for key in RELEASE_META_KEYS}
     for key in ("doi", "parent_table_id"):
         release[key] = share.text(release[key])
-    for option in question.options:
+    options = question["options"]
+    for option in options:
         share.conditions(option)
+    inp: dict[str, Any] = {k: v for k, v in question["input"].items() if v is not None}
+    share.conditions(inp["constant_conditions"])
+    share.conditions(inp.get("fixed_conditions"))
+    for molecule in (*inp["reactants"], *inp["products"]):
+        share.molecule(molecule)
+    if "reference_conditions" in inp:
+        inp["reference_conditions"] = [r.model_dump() for r in inp["reference_conditions"]]
     return Sample(
-        id=question.id,
+        id=question["id"],
         input={
-            "question_type": question.question_type,
-            "target_key": share.text(question.target_key),
-            "varying_keys": [share.text(key) for key in question.varying_keys],
-            "input": _input_fields(question.input, share),
-            "options": question.options,
+            "question_type": question["question_type"],
+            "target_key": share.text(question["target_key"]),
+            "varying_keys": [share.text(key) for key in question["varying_keys"]],
+            "input": inp,
+            "options": options,
         },
-        gold=question.answer,
-        meta={
-            "release": release,
-            "formula": formula_scores(release, len(question.options)).as_json(),
-        },
+        gold=question["answer"],
+        meta={"release": release, "formula": formula_scores(release, len(options)).as_json()},
     )
 
 
@@ -160,34 +168,15 @@ class _Sharer:
                     if type(item) is dict:
                         self.molecule(item)
 
-    def molecule(self, item: dict[str, Any]) -> dict[str, Any]:
-        for key, value in item.items():
-            if type(value) is str:
-                item[key] = self.text_of(value, value)
-        return item
-
-
-def _input_fields(value: QuestionInput, share: _Sharer) -> dict[str, Any]:
-    """``value.model_dump()`` without its None fields."""
-    share.conditions(value.constant_conditions)
-    share.conditions(value.fixed_conditions)
-    fields: dict[str, Any] = {
-        "reactants": [share.molecule(_molecule(m)) for m in value.reactants],
-        "products": [share.molecule(_molecule(m)) for m in value.products],
-        "constant_conditions": value.constant_conditions,
-    }
-    if value.fixed_conditions is not None:
-        fields["fixed_conditions"] = value.fixed_conditions
-    if value.reference_conditions is not None:
-        fields["reference_conditions"] = [r.model_dump() for r in value.reference_conditions]
-    for key, item in (value.model_extra or {}).items():
-        if item is not None:
-            fields[key] = item
-    return fields
-
-
-def _molecule(value: Molecule) -> dict[str, Any]:
-    return {"content": value.content, "SMILES": value.SMILES, **(value.model_extra or {})}
+    def molecule(self, item: dict[str, Any]) -> None:
+        """In place: the `content` and `SMILES` texts of one item."""
+        text_of = self.text_of
+        content = item.get("content")
+        if type(content) is str:
+            item["content"] = text_of(content, content)
+        smiles = item.get("SMILES")
+        if type(smiles) is str:
+            item["SMILES"] = text_of(smiles, smiles)
 
 
 @registry.loaders.register("reaction_mc_questions")

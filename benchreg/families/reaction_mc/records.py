@@ -1,4 +1,4 @@
-"""The question records of a V6 multiple-choice file (spec section 7), as pydantic models.
+"""The question records of a V6 multiple-choice file (spec section 7), as pydantic types.
 
 Structural rules checked here (a violation rejects the file, naming the file and question id):
 options non-empty; every `meta` list (`yields`, `effective_scores`, `scores`,
@@ -7,14 +7,26 @@ of valid option indices; `id` of the form `{table_id}_q{N}[_ref|_ref_control]` w
 the file's question type; `question_type` equal to the file's; `target_key` set for the
 single_varying family; `reference_conditions` present and non-empty exactly for `*_reference`.
 Numeric agreement (effective scores, relative scores, best indices) is the validator's job.
+
+A question validates into a plain dict (TypedDicts, not models: the loader keeps its values as
+the sample's, without a second copy); fields beyond the spec's are kept.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    model_validator,
+    with_config,
+)
+from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
 QUESTION_TYPES = (
     "single_varying",
@@ -68,11 +80,6 @@ class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-class Molecule(_Open):
-    content: str = ""
-    SMILES: str = ""
-
-
 class Reference(_Open):
     """A reference condition group with its outcome.
 
@@ -111,79 +118,92 @@ class Reference(_Open):
         }
 
 
-class QuestionInput(_Open):
+_OPEN = ConfigDict(extra="allow")  # fields beyond the spec's are kept as they are
+
+
+@with_config(_OPEN)
+class Molecule(TypedDict):
+    content: NotRequired[str]
+    SMILES: NotRequired[str]
+
+
+@with_config(_OPEN)
+class QuestionInput(TypedDict):
     reactants: list[Molecule]
     products: list[Molecule]
-    constant_conditions: dict[str, Any] = Field(default_factory=dict)
-    fixed_conditions: dict[str, Any] | None = None
-    reference_conditions: list[Reference] | None = None
+    constant_conditions: NotRequired[dict[str, Any]]
+    fixed_conditions: NotRequired[dict[str, Any] | None]
+    reference_conditions: NotRequired[list[Reference] | None]
 
 
-class QuestionMeta(_Open):
+@with_config(_OPEN)
+class QuestionMeta(TypedDict):
     yields: list[Any]
     effective_scores: list[Any]
     scores: list[dict[str, Any]]
     option_relative_scores: list[Any]
     option_source_entries: list[Any]
-    best_yield: Any = None
-    best_effective_score: Any = None
-    best_entry_indices: Any = None
-    global_best_yield: Any = None
-    global_best_effective_score: Any = None
-    global_best_entry_indices: Any = None
-    doi: Any = None
-    source_file: Any = None
-    parent_table_id: Any = None
-    main_product_smiles: Any = None
-    total_entries_in_source_table: Any = None
 
 
-class Question(_Open):
+def _strict_indices(value: Any) -> Any:
+    if isinstance(value, list) and any(
+        isinstance(v, bool) or not isinstance(v, int) for v in value
+    ):
+        raise ValueError("answer must be a list of integer option indices")
+    return value
+
+
+@with_config(_OPEN)
+class QuestionFields(TypedDict):
     id: str
     question_type: QuestionType
-    target_key: str | None = None
-    varying_keys: list[str] = Field(default_factory=list)
+    target_key: NotRequired[str | None]
+    varying_keys: NotRequired[list[str]]
     input: QuestionInput
-    options: list[dict[str, Any]] = Field(min_length=1)
-    answer: list[int] = Field(min_length=1)
+    options: Annotated[list[dict[str, Any]], Field(min_length=1)]
+    answer: Annotated[list[int], BeforeValidator(_strict_indices), Field(min_length=1)]
     meta: QuestionMeta
 
-    @field_validator("answer", mode="before")
-    @classmethod
-    def _strict_indices(cls, value: Any) -> Any:
-        if isinstance(value, list) and any(
-            isinstance(v, bool) or not isinstance(v, int) for v in value
-        ):
-            raise ValueError("answer must be a list of integer option indices")
-        return value
 
-    @model_validator(mode="after")
-    def _consistent(self) -> Question:
-        n = len(self.options)
-        for name in ALIGNED_META:
-            length = len(getattr(self.meta, name))
-            if length != n:
-                raise ValueError(f"meta.{name} has {length} entries for {n} options")
-        bad = [i for i in self.answer if not 0 <= i < n]
-        if bad:
-            raise ValueError(f"answer index {bad[0]} is outside 0..{n - 1}")
-        family = base_family(self.question_type)
-        if family == "single_varying" and not self.target_key:
-            raise ValueError("a single_varying question needs a target_key")
-        refs = self.input.reference_conditions
-        if self.question_type.endswith("_reference"):
-            if not refs:
-                raise ValueError("a reference question needs input.reference_conditions")
-        elif refs:
-            raise ValueError(f"a {self.question_type} question must not carry references")
-        return self
+def _consistent(question: QuestionFields) -> QuestionFields:
+    """The rules across fields; then the spec's defaults for absent optional fields (a validated
+    question is a plain dict with every field the loader reads)."""
+    n = len(question["options"])
+    meta = question["meta"]
+    for name in ALIGNED_META:
+        length = len(meta[name])  # type: ignore[literal-required]
+        if length != n:
+            raise ValueError(f"meta.{name} has {length} entries for {n} options")
+    bad = [i for i in question["answer"] if not 0 <= i < n]
+    if bad:
+        raise ValueError(f"answer index {bad[0]} is outside 0..{n - 1}")
+    question_type = question["question_type"]
+    target_key = question.setdefault("target_key", None)
+    if base_family(question_type) == "single_varying" and not target_key:
+        raise ValueError("a single_varying question needs a target_key")
+    inp = question["input"]
+    refs = inp.get("reference_conditions")
+    if question_type.endswith("_reference"):
+        if not refs:
+            raise ValueError("a reference question needs input.reference_conditions")
+    elif refs:
+        raise ValueError(f"a {question_type} question must not carry references")
+    question.setdefault("varying_keys", [])
+    inp.setdefault("constant_conditions", {})
+    for molecule in (*inp["reactants"], *inp["products"]):
+        molecule.setdefault("content", "")
+        molecule.setdefault("SMILES", "")
+    return question
 
 
-def check_identity(question: Question, file_type: str) -> str | None:
+Question = Annotated[QuestionFields, AfterValidator(_consistent)]
+
+
+def check_identity(question: QuestionFields, file_type: str) -> str | None:
     """Why the id / question_type do not fit the file (None when they do)."""
-    if question.question_type != file_type:
-        return f"question_type {question.question_type!r} in a {file_type} file"
-    match = ID_RE.match(question.id)
+    if question["question_type"] != file_type:
+        return f"question_type {question['question_type']!r} in a {file_type} file"
+    match = ID_RE.match(question["id"])
     if not match:
         return "id does not match {table_id}_q{N}[_ref][_ref_control]"
     suffix = match.group("suffix") or ""

@@ -37,6 +37,8 @@ MIN_REMAINING_ALL_VARYING = 5
 
 
 def _number(value: Any) -> float | None:
+    if type(value) is float:
+        return None if value != value else value  # NaN is not a number here
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return None if math.isnan(value) else float(value)
@@ -73,10 +75,10 @@ class _Checker:
     def _options(self, qid: str, meta: Mapping[str, Any], scores: QuestionScores) -> None:
         raw_scores = meta.get("scores") or []
         for i, value in enumerate(scores.effective):
-            listed = read_yield(meta["yields"][i])
-            in_scores = read_yield((raw_scores[i] or {}).get("yield"))
-            if (listed.value is not None and in_scores.value is not None
-                    and not self.close(listed.value, in_scores.value, 100)):
+            listed = _yield_value(meta["yields"][i])
+            in_scores = _yield_value((raw_scores[i] or {}).get("yield"))
+            if (listed is not None and in_scores is not None
+                    and not self.close(listed, in_scores, 100)):
                 self.error(qid, f"option {i}: meta.yields={meta['yields'][i]!r} but "
                                 f"meta.scores.yield={raw_scores[i].get('yield')!r}")
             if i in scores.fallback_options:
@@ -181,6 +183,13 @@ class _Checker:
             ):
                 self.error(qid, f"reference {k} (effective {value:.6g}) exposes the table's top "
                                 f"score {global_best:g}")
+
+
+def _yield_value(raw: Any) -> float | None:
+    """``read_yield(raw).value``; a plain non-negative number is its own value."""
+    if (type(raw) is float or type(raw) is int) and raw >= 0:
+        return float(raw)
+    return read_yield(raw).value
 
 
 def _reference_effective(ref: Mapping[str, Any]) -> float | None:
