@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import random
-from functools import cache
+from functools import cache, lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -103,18 +103,41 @@ def _item_adapter(task: str) -> TypeAdapter[Any]:
     return TypeAdapter(ITEM_MODELS[task])
 
 
+@cache
+def _list_adapter(task: str) -> TypeAdapter[Any]:
+    return TypeAdapter(list[ITEM_MODELS[task]])  # type: ignore[name-defined]
+
+
 def off_schema_items(task: str, answer: Any) -> int:
-    """How many items of a list answer deviate from the documented item shape."""
+    """How many items of a list answer deviate from the documented item shape: the whole list in
+    one validation (items are validated one by one, independently, and every failing item has
+    its errors located at its index)."""
     if task not in ITEM_MODELS or not isinstance(answer, list):
         return 0
-    adapter = _item_adapter(task)
-    bad = 0
+    try:
+        _list_adapter(task).validate_python(answer)
+    except ValidationError as exc:
+        bad = {error["loc"][0] if error["loc"] else None for error in exc.errors()}
+        if all(type(index) is int for index in bad):
+            return len(bad)
+    else:
+        return 0
+    adapter = _item_adapter(task)  # an error about the list itself: count item by item
+    bad_items = 0
     for item in answer:
         try:
             adapter.validate_python(item)
         except ValidationError:
-            bad += 1
-    return bad
+            bad_items += 1
+    return bad_items
+
+
+def _json_data(value: Any) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):  # the item-by-item check tells which
+        return False
+    return True
 
 
 def _type_name(value: Any) -> str:
@@ -135,6 +158,8 @@ class ListAnswer:
             return Checked(
                 answer, Status.INVALID, f"answer must be a list, got {_type_name(answer)}"
             )
+        if all(isinstance(item, dict) for item in answer) and _json_data(answer):
+            return Checked(answer)  # each item is an object of JSON data (one dumps, not n)
         for index, item in enumerate(answer):
             if not isinstance(item, dict):
                 return Checked(
@@ -180,7 +205,12 @@ class LabelAnswer:
 
 
 def _official_labels(sample: Sample) -> frozenset[str]:
-    info: TaskInfo | None = lookup(str(sample.input.get("task_dataset", "")))
+    return _labels_of_task(str(sample.input.get("task_dataset", "")))
+
+
+@lru_cache(maxsize=64)
+def _labels_of_task(name: str) -> frozenset[str]:
+    info: TaskInfo | None = lookup(name)
     return frozenset(info.labels) if info else frozenset()
 
 

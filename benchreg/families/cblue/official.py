@@ -15,7 +15,8 @@ Semantics (as observed from the official evaluator, see docs/cblue.md):
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from benchreg.families.cblue.rouge import RougeF, rouge_f
@@ -23,21 +24,57 @@ from benchreg.families.cblue.rouge import RougeF, rouge_f
 # --- extraction -------------------------------------------------------------------------------
 
 
-def item_key(item: Mapping[str, Any]) -> tuple[str, ...]:
-    """The item's values in the order of its sorted keys, compared as their JSON text."""
-    values = [item[key] for key in sorted(item)]
-    if all(type(value) is str for value in values):
-        # equal strings <=> equal JSON text: skip json.dumps (the common case, and the cost);
-        # the "" / "j" tag keeps an all-string item apart from one with other values
-        return ("", *values)
-    return ("j", *(_json_text(value) for value in values))
+def item_key(item: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The item's values in the order of its sorted keys, compared as their JSON text: two keys
+    are equal exactly when the values' `json.dumps(v, ensure_ascii=False)` are, position by
+    position. A string stands for itself (equal strings <=> equal JSON text; the common case, and
+    the cost), a list of strings for its strings (`("l", *strings)`), any other value for its JSON
+    text (`("t", text)`); the three never compare equal to each other."""
+    keys = tuple(item)
+    getter = _VALUE_GETTERS.get(keys)
+    if getter is None:
+        getter = _values_in_sorted_key_order(keys)
+        if len(_VALUE_GETTERS) < 4096:  # key-name tuples (a task has one or two)
+            _VALUE_GETTERS[keys] = getter
+    values = getter(item)
+    for value in values:
+        if type(value) is not str:
+            return tuple(map(_value_key, values))
+    return values
+
+
+_VALUE_GETTERS: dict[tuple[Any, ...], Callable[[Mapping[str, Any]], tuple[Any, ...]]] = {}
+
+
+def _values_in_sorted_key_order(
+    keys: tuple[Any, ...],
+) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+    order = sorted(keys)
+    if len(order) > 1:
+        return itemgetter(*order)
+    return lambda item: tuple(item[key] for key in order)
+
+
+def _value_key(value: Any) -> Any:
+    """What one value of an item key is (see item_key): its JSON text decides equality. Strings
+    and lists of strings are tested with isinstance, as the JSON encoder tests them."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple):
+        try:
+            "".join(value)  # a TypeError unless every element is a str
+        except TypeError:
+            pass
+        else:
+            return ("l", *value)
+    return ("t", _json_text(value))
 
 
 _json_text = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(v, ensure_ascii=False)
 
 
-def item_set(answer: Iterable[Mapping[str, Any]]) -> frozenset[tuple[str, ...]]:
-    return frozenset(item_key(item) for item in answer)
+def item_set(answer: Iterable[Mapping[str, Any]]) -> frozenset[tuple[Any, ...]]:
+    return frozenset(map(item_key, answer))
 
 
 class Overlap(NamedTuple):

@@ -54,9 +54,10 @@ def parse_entities(text: str, choices: Sequence[str]) -> list[dict[str, str]]:
     lines = text.split("\n")
     items: list[dict[str, str]] = []
     for choice in choices:
+        start, heading = f"{choice}实体", f"{choice}实体："
         for line in lines:
-            if line.startswith(f"{choice}实体"):
-                for mention in _split_values(line.replace(f"{choice}实体：", "")):
+            if line.startswith(start):
+                for mention in _split_values(line.replace(heading, "")):
                     items.append({"entity": mention, "type": choice})
     return items
 
@@ -92,15 +93,25 @@ def parse_events(text: str) -> list[dict[str, Any]]:
         event: dict[str, Any] = {}
         for field in line.split("；"):
             # `field` is rebound on a match, so a value that itself starts with a later heading
-            # fills that heading too; the official post-processing behaves the same way.
-            for key in EVENT_KEYS:
-                if field.startswith(f"{key}："):
-                    field = field.replace(f"{key}：", "").strip()
-                    event[key] = _split_values(field) if key in EVENT_LIST_KEYS else field
-        for key in EVENT_KEYS:
-            event.setdefault(key, [] if key in EVENT_LIST_KEYS else "")
+            # fills that heading too; the official post-processing behaves the same way. The
+            # headings before the first one the field can start with cannot match it.
+            first = _FIRST_EVENT_HEADING.get(field[:1])
+            if first is None:
+                continue
+            for key, heading, is_list in _EVENT_HEADINGS[first:]:
+                if field.startswith(heading):
+                    field = field.replace(heading, "").strip()
+                    event[key] = _split_values(field) if is_list else field
+        for key, _, is_list in _EVENT_HEADINGS:
+            if key not in event:
+                event[key] = [] if is_list else ""
         events.append(event)
     return events
+
+
+_EVENT_HEADINGS = tuple((key, f"{key}：", key in EVENT_LIST_KEYS) for key in EVENT_KEYS)
+# first character of a heading -> index of the first heading starting with it
+_FIRST_EVENT_HEADING = {h[1][0]: i for i, h in reversed(list(enumerate(_EVENT_HEADINGS)))}
 
 
 def parse_entity_attrs(

@@ -24,8 +24,9 @@ from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
+from benchreg.core.fastjson import loads
 from benchreg.core.predictions import PredictionCollector
-from benchreg.core.reader import DuplicateKeyError, Record, loads, read_records
+from benchreg.core.reader import DuplicateKeyError, Record, read_records
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
 from benchreg.families.cblue.catalogue import TaskInfo, lookup, task_of_sample
 
@@ -37,7 +38,10 @@ def read_predictions(
     path: Path, samples: Sequence[Sample], task_name: str, **params: Any
 ) -> PredictionSet:
     kind, content = _load(path)
-    tasks = {task_of_sample(s) for s in samples}
+    first_of_task: dict[str, Sample] = {}
+    for sample in samples:
+        first_of_task.setdefault(str(sample.input.get("task_dataset")), sample)
+    tasks = {task_of_sample(s) for s in first_of_task.values()}
     if len(tasks) > 1:
         raise ValueError(f"samples of several PromptCBLUE tasks: {sorted(t.name for t in tasks)}")
     info = next(iter(tasks), None)

@@ -6,8 +6,9 @@ are joined by spaces, and an empty text becomes `无 。`. rouge_chinese 1.0.3 (
 then scores the pair: ROUGE-1/2 over distinct n-grams, ROUGE-L as the LCS of the token sequences,
 F = 2PR/(P+R+1e-8). rouge_chinese is imported on first use only.
 
-The sentence split and the F formula are rouge_chinese's own functions; its n-gram sets and LCS
-length are computed here the same way but faster: n-grams as plain sets, the LCS bit-parallel
+The F formula is rouge_chinese's own function; its sentence split is skipped (on spaced tokens it
+gives the tokens back, see `_words`), and its n-gram sets and LCS length are computed here the
+same way but faster: n-grams as plain sets, the LCS bit-parallel
 (Allison-Dix / Hyyro: one big-integer step per token instead of a Python dict cell per token
 pair; 40% of scoring 80,000 PromptCBLUE samples went to rouge_chinese's O(n*m) table). The same
 counts give the same floats (tests/families/cblue/test_rouge.py).
@@ -47,13 +48,8 @@ def rouge_f(prediction: str, reference: str) -> RougeF:
     """``Rouge().get_scores(hyp, ref)[0]`` of rouge_chinese 1.0.3, its three F values."""
     from rouge_chinese.rouge_score import f_r_p_rouge_n
 
-    rouge = _rouge()
-    hyp = _sentences(rouge, spaced_tokens(prediction))
-    ref = _sentences(rouge, spaced_tokens(reference))
-    if not hyp or not ref:
-        raise ValueError("Hypothesis is empty." if not hyp else "Reference is empty.")
-    hyp_words = [w for sentence in hyp for w in sentence.split(" ")]
-    ref_words = [w for sentence in ref for w in sentence.split(" ")]
+    hyp_words = _words(prediction)
+    ref_words = _words(reference)
     # rouge_n (exclusive): distinct n-grams of the flattened word lists
     f = [
         f_r_p_rouge_n(len(h), len(r), len(h & r))["f"]
@@ -69,8 +65,27 @@ def rouge_f(prediction: str, reference: str) -> RougeF:
     return RougeF(f[0], f[1], rouge_l)
 
 
-def _sentences(rouge: Any, text: str) -> list[str]:
-    return [" ".join(part.split()) for part in rouge.cut_sent(text) if len(part) > 0]
+def _words(text: str) -> list[str]:
+    """The words rouge_chinese scores for ``spaced_tokens(text)``: its sentences (`cut_sent`, then
+    each sentence's words re-joined by single spaces) flattened back into one word list.
+
+    That is the token list itself, so the sentence split is skipped: the text is the tokens
+    joined by single spaces, no token holds whitespace, and every character `cut_sent`'s patterns
+    look at (`。！？?.…”’`) is punctuation, hence a token of its own. So only its first pattern can
+    match, always as "mark, space" between two tokens: the newline it inserts cuts the text
+    between tokens, and each piece is its tokens again (never blank: a space is always followed
+    by a token). `words_by_sentences` is the literal computation (tests/families/cblue/
+    test_rouge.py checks they agree)."""
+    return basic_tokenize(text) or EMPTY_TEXT.split(" ")
+
+
+def words_by_sentences(text: str) -> list[str]:
+    """The flattened words of rouge_chinese's sentences of ``spaced_tokens(text)``, computed
+    literally (`Rouge.cut_sent`, as `Rouge._get_scores` does)."""
+    sentences = [" ".join(part.split()) for part in _rouge().cut_sent(spaced_tokens(text)) if part]
+    if not sentences:
+        raise ValueError("empty text")
+    return [w for sentence in sentences for w in sentence.split(" ")]
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:

@@ -86,3 +86,37 @@ def test_report_string_in_the_documented_layout_is_not_degraded(
         entry["answer"] = "\n".join(f"{k}：{v}" for k, v in entry["answer"].items())
     result = run_cblue("IMCS-V2-MRG", write_json(tmp_path / "mrg.json", data), raw)
     assert not any(p.degraded for p in result.predictions)
+
+
+def test_off_schema_items_counts_what_item_by_item_validation_counts() -> None:
+    """One validation of the whole list gives the count of items the item model rejects."""
+    import random
+
+    from pydantic import TypeAdapter, ValidationError
+
+    from benchreg.families.cblue.answer import ITEM_MODELS, off_schema_items
+
+    class Items(list):  # type: ignore[type-arg]
+        pass
+
+    values = ["x", "", 1, None, ["a"], [""], [], [1], {"a": "b"}, "normalization", True]
+    rng = random.Random(0)
+    for task, model in ITEM_MODELS.items():
+        adapter = TypeAdapter(model)
+        keys = [f.alias or name for name, f in model.model_fields.items()]
+        for _ in range(300):
+            answer = []
+            for _ in range(rng.randint(0, 6)):
+                if rng.random() < 0.1:
+                    answer.append(rng.choice(values))
+                    continue
+                names = [k for k in keys if rng.random() < 0.9] + ["extra"] * (rng.random() < 0.1)
+                answer.append({k: rng.choice([*values, "x", "x", ["a", "b"]]) for k in names})
+            want = 0
+            for item in answer:
+                try:
+                    adapter.validate_python(item)
+                except ValidationError:
+                    want += 1
+            assert off_schema_items(task, answer) == want, (task, answer)
+            assert off_schema_items(task, Items(answer)) == want

@@ -205,3 +205,34 @@ def test_one_line_report_as_model_text_scores_as_the_gold(raw: Path, tmp_path: P
     assert {e["sample_id"]: e["answer"] for e in written} == {
         e["sample_id"]: e["answer"] for e in gold
     }
+
+
+def _parse_events_reference(text: str) -> list[dict[str, Any]]:
+    """parse_events as first written (a plain loop over every heading), to compare with."""
+    events: list[dict[str, Any]] = []
+    for line in text.split("\n")[1:]:
+        event: dict[str, Any] = {}
+        for field in line.split("；"):
+            for key in ("主体词", "发生状态", "描述词", "解剖部位"):
+                if field.startswith(f"{key}："):
+                    field = field.replace(f"{key}：", "").strip()
+                    event[key] = (
+                        [v.strip() for v in field.split("，") if v.strip()]
+                        if key in ("描述词", "解剖部位")
+                        else field
+                    )
+        for key in ("主体词", "发生状态", "描述词", "解剖部位"):
+            event.setdefault(key, [] if key in ("描述词", "解剖部位") else "")
+        events.append(event)
+    return events
+
+
+def test_parse_events_equals_the_plain_loop_on_odd_text() -> None:
+    import random
+
+    rng = random.Random(0)
+    headings = ["主体词：", "发生状态：", "描述词：", "解剖部位：", "主体词：描述词："]
+    pieces = [*headings, "主体", "描述词", "；", "，", "\n", " ", "痛", "否定", "：", "解", ""]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
+        assert parse_events(text) == _parse_events_reference(text), text

@@ -29,3 +29,29 @@ def test_rouge_f_equals_rouge_chinese_get_scores() -> None:
         scores = rouge.get_scores(spaced_tokens(pred), spaced_tokens(gold))[0]
         want = (scores["rouge-1"]["f"], scores["rouge-2"]["f"], scores["rouge-l"]["f"])
         assert tuple(rouge_f(pred, gold)) == want  # the same floats, not approximately
+
+
+def test_words_skip_the_sentence_split_without_changing_them() -> None:
+    """rouge_f takes the tokens as rouge_chinese's flattened sentences: the same lists on texts
+    full of sentence marks, quotes, dots, ellipses, line breaks and other odd characters."""
+    from benchreg.families.cblue.rouge import _words, words_by_sentences
+
+    rng = random.Random(2)
+    odd = [
+        *"。！？?.…”’“‘，,!\n\r\t\x0b\x0c\x1c\x1f\x85\u2028\u2029\u3000\ufffd\x00é́ΣσςİK",
+        "......",
+        "……",
+        "。”",
+        "？’",
+        "!?",
+        "Ａ",
+        "ﬁ",
+        "ß",
+        "x",
+    ]
+    for _ in range(2000):
+        text = "".join(rng.choice(odd) for _ in range(rng.randint(0, 30)))
+        if rng.random() < 0.2:
+            text += "".join(chr(rng.randint(1, 0x2FFFF)) for _ in range(rng.randint(0, 10)))
+        assert _words(text) == words_by_sentences(text), repr(text)
+    assert _words("") == _words(" \n ") == ["无", "。"] == words_by_sentences("")

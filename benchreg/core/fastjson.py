@@ -1,0 +1,166 @@
+"""The core reader's strict JSON (duplicate keys are an error) at orjson's speed.
+
+orjson decodes the bytes; its result is taken only where it is provably what the core reader
+(`benchreg.core.reader`: `json` with a duplicate-key check) gives. Anywhere else the core reader
+runs, so values, errors and their locations stay exactly its own. The checks are byte counts and
+searches over the raw text and ``orjson.dumps`` of the decoded value (compact; it escapes only
+quotes, backslashes and control characters):
+
+- duplicate keys (orjson keeps one of them silently): every member of an object has one `:`
+  outside strings, so the raw text holds ``members + colons inside all its strings``, the dump
+  ``kept keys + colons inside the kept strings``. While no kept string spells a colon as
+  ``\\u003a``, a string holds as many colons raw as decoded, so the counts are equal exactly when
+  no member was dropped. Escaped colons are ruled out by a search, or for free when the raw text
+  holds as many backslashes as the dump: each character costs at least as many raw backslashes
+  as dumped ones, equal only for the escapes the dump writes too (a quote, a backslash, a control
+  character), so equal totals leave no room for a ``\\u003a``;
+- values: orjson turns an integer beyond 64 bits into a float (`json` keeps the int), so a text
+  with a run of 19 or more digits anywhere is left to the core reader; what else `json` accepts
+  and orjson does not (NaN, 1e400, lone surrogates, deep nesting) is an orjson error, hence goes
+  to the core reader too;
+- JSON Lines: lines are cut at ``\\n`` (``\\r\\n`` included). The core reader reads text with
+  universal newlines and `str.splitlines`, which also cuts at a lone ``\\r``, ``\\v``, ``\\f``,
+  ``\\x1c-\\x1e``, U+0085, U+2028 and U+2029; a file holding any of those is left to it, so line
+  numbers never differ.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from benchreg.core.reader import loads as strict_loads
+from benchreg.core.reader import read_json_strict, read_records
+
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_LONG_NUMBER = b"0" * 19  # a run of 19 digits: maybe an integer orjson cannot hold
+_BOM = b"\xef\xbb\xbf"
+_LINE_SEPARATORS = re.compile(b"\xe2\x80[\xa8\xa9]")  # U+2028, U+2029 (a literal prefix: fast)
+CHUNK_BYTES = 1 << 22  # JSON Lines are decoded this many bytes at a time
+
+
+def _same_as_core(data: bytes, value: Any) -> bool:
+    """Whether orjson's ``value`` of ``data`` is what the core reader gives (see the module)."""
+    if _LONG_NUMBER in data.translate(_DIGITS):
+        return False
+    dumped = orjson.dumps(value)
+    if data.count(b"\\") != dumped.count(b"\\") and (b"\\u003a" in data or b"\\u003A" in data):
+        return False
+    return data.count(b":") == dumped.count(b":")
+
+
+def _fast_loads(data: bytes) -> tuple[bool, Any]:
+    """(True, value) when orjson's value is provably the core reader's, else (False, None)."""
+    if data.startswith(_BOM):
+        return False, None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False, None
+    return (True, value) if _same_as_core(data, value) else (False, None)
+
+
+def read_json(path: Path) -> Any:
+    """:func:`benchreg.core.reader.read_json_strict`, faster."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        data = b""  # the core reader names the problem
+    ok, value = _fast_loads(data) if data else (False, None)
+    return value if ok else read_json_strict(path)
+
+
+def loads(text: str) -> Any:
+    """:func:`benchreg.core.reader.loads` (raises what it raises), faster."""
+    ok, value = _fast_loads(text.encode("utf-8", "surrogatepass"))
+    return value if ok else strict_loads(text)
+
+
+def json_lines(path: Path) -> list[tuple[int, Any]]:
+    """``(line number, value)`` of every non-blank line of a JSON Lines file: the values and line
+    numbers of ``read_records(path, lines=True)``, which raises its own located error on a bad
+    line (and reads any file the fast path does not take)."""
+    out: list[tuple[int, Any]] = []
+    try:
+        for lines in _fast_chunks(path):
+            out += lines
+    except _Fallback:
+        return [(int(r.where.rsplit(":", 1)[1]), r.data) for r in read_records(path, lines=True)]
+    return out
+
+
+class _Fallback(Exception):
+    pass
+
+
+def _fast_chunks(path: Path) -> Iterator[list[tuple[int, Any]]]:
+    try:
+        handle = path.open("rb")
+    except OSError:
+        raise _Fallback from None
+    with handle:
+        rest, number = b"", 0
+        while True:
+            chunk = handle.read(CHUNK_BYTES)
+            data = rest + chunk
+            if number == 0 and data.startswith(_BOM):
+                raise _Fallback
+            if chunk:
+                cut = data.rfind(b"\n") + 1  # whole lines only (a "\r\n" is never cut)
+                data, rest = data[:cut], data[cut:]
+            if data:
+                yield _chunk_lines(data, number)
+                number += data.count(b"\n")
+            if not chunk:
+                return
+
+
+# digits -> "0" (a run of 19 is a long number); \v \f \x1c-\x1e -> \v (line breaks to splitlines)
+_MARKED = bytes.maketrans(b"123456789\x0c\x1c\x1d\x1e", b"000000000\x0b\x0b\x0b\x0b")
+
+
+def _chunk_lines(data: bytes, number: int) -> list[tuple[int, Any]]:
+    """The lines of a chunk of whole lines, the first being line ``number + 1``."""
+    marked = data.translate(_MARKED)
+    if (
+        b"\x0b" in marked
+        or (b"\r" in data and data.count(b"\r") != data.count(b"\r\n"))
+        or (b"\xc2" in data and b"\xc2\x85" in data)
+        or _LINE_SEPARATORS.search(data) is not None
+    ):
+        raise _Fallback  # other line breaks to str.splitlines
+    lines = [
+        (index, line)
+        for index, line in enumerate(data.split(b"\n"), start=number + 1)
+        if line.strip()
+    ]
+    decode, plain = orjson.loads, _LONG_NUMBER not in marked
+    out: list[tuple[int, Any]] = []
+    try:
+        for index, line in lines if plain else ():
+            value = decode(line)
+            colons = line.count(b":")
+            # as many colons as keys: no key repeated, no nested object (see the module); else
+            # the line's own counts decide
+            if not (
+                colons == 0
+                or (type(value) is dict and colons == len(value))
+                or _same_as_core(line, value)
+            ):
+                plain = False
+                break
+            out.append((index, value))
+    except orjson.JSONDecodeError:
+        raise _Fallback from None
+    if plain:
+        return out
+    # a long number, an escaped colon or a repeated key somewhere: this chunk's lines as the core
+    # reader decodes them (a bad line is left to it, for its located error)
+    try:
+        return [(index, strict_loads(line.decode("utf-8"))) for index, line in lines]
+    except ValueError:  # JSONDecodeError, DuplicateKeyError, UnicodeDecodeError
+        raise _Fallback from None
