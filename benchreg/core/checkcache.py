@@ -17,7 +17,9 @@ A loader may also keep what it built from large files that passed all its checks
 numbers) in :mod:`marshal` form under ``loaded/``, one entry per (loader, params, file paths),
 replaced when the files change, reused only while every file has the same sha256 (and the same
 benchreg and Python versions), with equal strings stored once (:func:`shared_strings`).
-Reading that back is several times faster than decoding and validating the files again.
+Reading that back is several times faster than decoding and validating the files again. A long
+list of rows (:func:`store_loaded_rows` / :func:`loaded_rows`) is written and read in chunks, so
+neither side holds the whole entry's bytes at once.
 """
 
 from __future__ import annotations
@@ -27,11 +29,17 @@ import json
 import marshal
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchreg.core.io import atomic_write_bytes, atomic_write_text, sha256_file, sha256_text
+from benchreg.core.io import (
+    atomic_write_bytes,
+    atomic_write_parts,
+    atomic_write_text,
+    sha256_file,
+    sha256_text,
+)
 
 
 def cache_dir() -> Path:
@@ -83,7 +91,7 @@ LOADED_MIN_BYTES = 1 << 20  # smaller files decode faster than a cache entry is 
 
 
 def _loaded_entry(
-    kind: str, files: Sequence[Path], params: Mapping[str, Any]
+    kind: str, files: Sequence[Path], params: Mapping[str, Any], form: str = "value"
 ) -> tuple[Path, bytes] | None:
     from benchreg import __version__
 
@@ -95,6 +103,7 @@ def _loaded_entry(
         return None  # a missing or unreadable file: the loader reports it its own way
     where = {
         "kind": kind,
+        "form": form,
         "benchreg": __version__,
         "python": sys.version,
         "params": dict(params),
@@ -130,6 +139,53 @@ def store_loaded(
     path, header = entry
     with contextlib.suppress(OSError, ValueError):
         atomic_write_bytes(path, header, marshal.dumps(shared_strings(value)))
+
+
+ROWS_PER_CHUNK = 10_000
+
+
+def loaded_rows(
+    kind: str, files: Sequence[Path], params: Mapping[str, Any] | None = None
+) -> list[Any] | None:
+    """What :func:`store_loaded_rows` kept for these exact file contents, or None."""
+    entry = _loaded_entry(kind, files, params or {}, "rows")
+    if entry is None:
+        return None
+    path, header = entry
+    rows: list[Any] = []
+    try:
+        with path.open("rb") as handle:
+            if handle.readline() != header:
+                return None
+            while size := int.from_bytes(handle.read(8), "little"):
+                rows += marshal.loads(handle.read(size))
+            complete = int.from_bytes(handle.read(8), "little") == len(rows) and not handle.read()
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return rows if complete else None  # a file cut short (it is written without fsync)
+
+
+def store_loaded_rows(
+    kind: str, files: Sequence[Path], rows: Sequence[Any], params: Mapping[str, Any] | None = None
+) -> None:
+    """:func:`store_loaded` for a long list of rows, written and read back in chunks of
+    :data:`ROWS_PER_CHUNK`: neither side holds the whole entry's bytes besides the rows. Rows are
+    stored as given (share equal strings between rows first to store them once per chunk)."""
+    entry = _loaded_entry(kind, files, params or {}, "rows")
+    if entry is None:
+        return
+    path, header = entry
+
+    def parts() -> Iterator[bytes]:
+        yield header
+        for start in range(0, len(rows), ROWS_PER_CHUNK):
+            blob = marshal.dumps(list(rows[start : start + ROWS_PER_CHUNK]))
+            yield len(blob).to_bytes(8, "little")
+            yield blob
+        yield (0).to_bytes(8, "little") + len(rows).to_bytes(8, "little")  # end, and the count
+
+    with contextlib.suppress(OSError, ValueError):
+        atomic_write_parts(path, parts(), durable=False)
 
 
 def shared_strings(value: Any) -> Any:

@@ -53,8 +53,9 @@ def _same_as_core(data: bytes, value: Any) -> bool:
     return data.count(b":") == dumped.count(b":")
 
 
-def _fast_loads(data: bytes) -> tuple[bool, Any]:
-    """(True, value) when orjson's value is provably the core reader's, else (False, None)."""
+def decode_bytes(data: bytes) -> tuple[bool, Any]:
+    """(True, value) when orjson's value of ``data`` is provably the core reader's, else
+    (False, None): then decode it with the core reader, which also names any problem."""
     if data.startswith(_BOM):
         return False, None
     try:
@@ -70,13 +71,13 @@ def read_json(path: Path) -> Any:
         data = path.read_bytes()
     except OSError:
         data = b""  # the core reader names the problem
-    ok, value = _fast_loads(data) if data else (False, None)
+    ok, value = decode_bytes(data) if data else (False, None)
     return value if ok else read_json_strict(path)
 
 
 def loads(text: str) -> Any:
     """:func:`benchreg.core.reader.loads` (raises what it raises), faster."""
-    ok, value = _fast_loads(text.encode("utf-8", "surrogatepass"))
+    ok, value = decode_bytes(text.encode("utf-8", "surrogatepass"))
     return value if ok else strict_loads(text)
 
 

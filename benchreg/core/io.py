@@ -7,7 +7,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -220,6 +220,13 @@ def dumps(obj: Any) -> str:
 
 def atomic_write_bytes(path: Path, *parts: bytes) -> None:
     """:func:`atomic_write_text` for bytes, written part after part (no joined copy)."""
+    atomic_write_parts(path, parts)
+
+
+def atomic_write_parts(path: Path, parts: Iterable[bytes], *, durable: bool = True) -> None:
+    """:func:`atomic_write_bytes` for parts made while writing (one part in memory at a time).
+    ``durable=False`` skips the fsync: for a cache, whose reader must then detect a file that a
+    power loss left short."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -228,7 +235,8 @@ def atomic_write_bytes(path: Path, *parts: bytes) -> None:
                 handle.write(part)
             handle.flush()
             os.fchmod(handle.fileno(), 0o666 & ~_umask())
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -205,8 +205,9 @@ class _Layout:
     line plus the separator, e.g. ``"\n  },\n  {"`` (json.dumps with indent=2). In such a file
     that text occurs only between items (deeper objects close with more indentation, and a JSON
     string holds no raw line break), so everything of a read buffer up to its last occurrence is
-    decoded in one call: one decoder pass over many items, and the decoder's key memo shares the
-    key strings of all of them (one copy of "yield" per buffer, not per item).
+    decoded in one call: one decoder pass over many items (orjson's, when
+    :func:`benchreg.core.fastjson.decode_bytes` can prove it gives what ``json`` would), and the
+    decoder's key memo shares the key strings of all of them (one "yield", not one per item).
 
     The guess is checked, not trusted: the slice decodes as a list only if it ends exactly after
     an item (a slice ending inside an item leaves an object or string open). On any failure the
@@ -236,11 +237,16 @@ class _Layout:
         if cut <= pos:
             return None
         end = cut + self.close
-        try:
-            items = decoder.decode(f"[{buf[pos:end]}]")
-        except (json.JSONDecodeError, DuplicateKeyError):
-            self.failed = True
-            return None
+        text = f"[{buf[pos:end]}]"
+        from benchreg.core.fastjson import decode_bytes  # it builds on this module
+
+        fast, items = decode_bytes(text.encode("utf-8", "surrogatepass"))
+        if not fast:
+            try:
+                items = decoder.decode(text)
+            except (json.JSONDecodeError, DuplicateKeyError):
+                self.failed = True
+                return None
         return items, end
 
 

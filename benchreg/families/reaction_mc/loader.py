@@ -13,11 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from loguru import logger
 from pydantic import TypeAdapter, ValidationError
 
-from benchreg.core import registry
+from benchreg.core import checkcache, registry
 from benchreg.core.errors import BenchregError
-from benchreg.core.io import confined
+from benchreg.core.io import confined, sha256_file
 from benchreg.core.params import loader_params
 from benchreg.core.reader import IdIndex, Record, gc_paused, iter_list_records, read_records
 from benchreg.core.types import Dataset, LoadContext, Sample
@@ -188,14 +189,33 @@ def load_questions(ctx: LoadContext) -> Dataset:
             f"task {ctx.task_name} must name exactly one data file", fix="set `data: [<file>]`"
         )
     path = confined(resolve_data_file(ctx.data[0]), ctx.data_root)
-    strings: dict[str, str] = {}
+    key = {"question_type": question_type}
     with gc_paused():  # no collector passes over the growing heap while loading
-        samples = [to_sample(q, strings) for q in iter_questions(path, question_type)]
+        rows = checkcache.loaded_rows(LOADED, [path], key)
+        if rows is not None:
+            logger.info(
+                f"{path.name}: questions (and their checks) reused from an earlier run on this "
+                f"exact file (sha256 {sha256_file(path)[:12]}, cache {checkcache.cache_dir()})"
+            )
+            samples = [Sample(*row) for row in rows]
+        else:
+            strings: dict[str, str] = {}
+            samples = [to_sample(q, strings) for q in iter_questions(path, question_type)]
+            checkcache.store_loaded_rows(
+                LOADED, [path], [(s.id, s.input, s.gold, s.meta) for s in samples], key
+            )
     return Dataset(
         samples=samples,
         files=[path],
-        info={"question_type": question_type, "questions": len(samples)},
+        info={
+            "question_type": question_type,
+            "questions": len(samples),
+            "checks": "cached" if rows is not None else "run",
+        },
     )
+
+
+LOADED = "reaction_mc.samples"  # the loaded-data cache's name of this loader's samples
 
 
 def dump_questions(questions: list[dict[str, Any]]) -> str:

@@ -165,3 +165,36 @@ def test_samples_hold_the_questions_of_the_file(qtype: str) -> None:
         }
         assert sample.meta["release"] == {k: question["meta"].get(k) for k in RELEASE_META_KEYS}
         assert sample.gold == question["answer"]
+
+
+def test_a_repeated_load_of_an_unchanged_file_reuses_its_samples(
+    question, release, tmp_path: Path, monkeypatch
+) -> None:
+    from benchreg.core import checkcache
+    from benchreg.core.run import data_root_for, load_dataset
+    from benchreg.families.reaction_mc import loader
+
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    questions = [question(f"r_q{i}", "all_varying", [{"yield": 10 + i}, {"yield": 5}])
+                 for i in range(5)]
+    root = release({"all_varying": questions})
+    spec = load_task("reaction_mc/all_varying")
+
+    def load():
+        return load_dataset(spec, None, data_root_for(spec, {"reaction_mc": str(root)}))
+
+    first = load()
+    assert first.info["checks"] == "run"
+    built = []
+    to_sample = loader.to_sample
+    monkeypatch.setattr(loader, "to_sample", lambda *a: built.append(1) or to_sample(*a))
+    again = load()
+    assert again.info["checks"] == "cached" and built == []
+    assert [(s.id, s.input, s.gold, s.meta) for s in again.samples] == [
+        (s.id, s.input, s.gold, s.meta) for s in first.samples
+    ]
+    questions[0]["answer"] = [0]
+    questions[0]["meta"]["yields"][0] = 10.0  # same numbers, other bytes
+    release({"all_varying": questions})
+    assert load().info["checks"] == "run" and len(built) == 5

@@ -1,0 +1,57 @@
+"""The loaded-data cache (core.checkcache): kept by the files' sha256, read back equal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchreg.core import checkcache
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    monkeypatch.setattr(checkcache, "ROWS_PER_CHUNK", 3)  # several chunks for a few rows
+    return tmp_path / "cache"
+
+
+def test_rows_come_back_equal_across_chunks_and_only_for_the_same_bytes(
+    cache: Path, tmp_path: Path
+) -> None:
+    data = tmp_path / "data.json"
+    data.write_text("[1, 2]", encoding="utf-8")
+    rows = [(f"q{i}", {"options": [{"k": "v"}] * i}, [i], {"x": i / 3}) for i in range(10)]
+    assert checkcache.loaded_rows("t", [data], {"p": 1}) is None
+    checkcache.store_loaded_rows("t", [data], rows, {"p": 1})
+    assert checkcache.loaded_rows("t", [data], {"p": 1}) == rows
+    assert checkcache.loaded_rows("t", [data], {"p": 2}) is None  # other params
+    assert checkcache.loaded("t", [data], {"p": 1}) is None  # a rows entry is not a value entry
+    data.write_text("[1, 3]", encoding="utf-8")
+    assert checkcache.loaded_rows("t", [data], {"p": 1}) is None  # changed bytes
+
+
+@pytest.mark.parametrize("cut", ["inside a chunk", "between chunks", "end marker"])
+def test_an_entry_cut_short_is_ignored(cache: Path, tmp_path: Path, cut: str) -> None:
+    """Entries are written without fsync: a power loss may leave one cut short."""
+    data = tmp_path / "data.json"
+    data.write_text("[1]", encoding="utf-8")
+    checkcache.store_loaded_rows("t", [data], [("a",)] * 7)
+    (entry,) = (cache / "loaded").iterdir()
+    whole = entry.read_bytes()
+    assert checkcache.loaded_rows("t", [data]) == [("a",)] * 7
+    header = whole.index(b"\n") + 1
+    first_chunk = header + 8 + int.from_bytes(whole[header : header + 8], "little")
+    keep = {"inside a chunk": first_chunk - 3, "between chunks": first_chunk,
+            "end marker": len(whole) - 8}[cut]
+    entry.write_bytes(whole[:keep])
+    assert checkcache.loaded_rows("t", [data]) is None
+
+
+def test_the_cache_can_be_turned_off(cache: Path, tmp_path: Path, monkeypatch) -> None:
+    data = tmp_path / "data.json"
+    data.write_text("[1]", encoding="utf-8")
+    monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
+    checkcache.store_loaded_rows("t", [data], [("a",)])
+    assert checkcache.loaded_rows("t", [data]) is None and not cache.exists()
