@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass
@@ -39,6 +40,23 @@ def measure(sides: Sequence[Side], repeats: int) -> None:
             side.walls.append(wall)
             side.rss_mib.append(rss)
             side.outputs.append(out)
+
+
+def cold_and_warm(
+    argv: Sequence[str], folder: Path, cold_label: str, warm_label: str
+) -> tuple[Side, Side]:
+    """Two sides of one benchreg command: a first run (its cache folder emptied before each run)
+    and a repeated run (a cache folder filled by one discarded run, made here)."""
+    cold, warm = str(folder / "cache-cold"), str(folder / "cache-warm")
+    first = Side(
+        cold_label,
+        argv,
+        env={"BENCHREG_CACHE_DIR": cold},
+        setup=[sys.executable, "-c", f"import shutil; shutil.rmtree({cold!r}, True)"],
+    )
+    repeated = Side(warm_label, argv, env={"BENCHREG_CACHE_DIR": warm})
+    run_child(repeated.argv, repeated.env)  # fills the warm cache
+    return first, repeated
 
 
 def run_child(argv: Sequence[str], env: dict[str, str]) -> tuple[float, float, str]:

@@ -31,7 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench._harness import Side, measure, report
+from bench._harness import Side, cold_and_warm, measure, report
 
 
 def build(folder: Path, n_records: int) -> tuple[Path, Path, int]:
@@ -138,22 +138,15 @@ def main() -> int:
         folder = Path(tmp)
         _, _, distinct = build(folder, args.records)
         me = [sys.executable, "-m", "bench.molp2s_100k", "--data", str(folder), "--side"]
-        cold, warm = str(folder / "cache-cold"), str(folder / "cache-warm")
         sides = [
             Side("minimal stdlib scorer (reference)", [*me, "minimal"]),
-            Side(
-                "benchreg, first run (empty validation cache)",
+            *cold_and_warm(
                 [*me, "benchreg"],
-                env={"BENCHREG_CACHE_DIR": cold},
-                setup=[sys.executable, "-c", f"import shutil; shutil.rmtree({cold!r}, True)"],
+                folder,
+                "benchreg, first run (empty validation cache)",
+                "benchreg, repeated run (unchanged data)",
             ),
-            Side("benchreg, repeated run (unchanged data)", [*me, "benchreg"],
-                 env={"BENCHREG_CACHE_DIR": warm}),
         ]
-        measure([sides[2]], 1)  # fill the warm cache (this run is discarded)
-        sides[2].walls.clear()
-        sides[2].rss_mib.clear()
-        sides[2].outputs.clear()
         measure(sides, args.repeats)
         hits = {json.loads(o.strip().splitlines()[-1])["hits"] for s in sides for o in s.outputs}
         assert len(hits) == 1, hits
