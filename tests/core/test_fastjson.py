@@ -15,6 +15,8 @@ from benchreg.core.reader import loads as strict_loads
 
 DOCUMENTS = [
     '{"a": 1, "b": [1, 2.5, -0, -0.0, 1e5, 1E-7, true, false, null]}',
+    "[" * 300 + "]" * 300,  # nesting orjson reads but does not write back
+    '{"a": ' + "[" * 300 + "]" * 300 + ', "a": 1}',
     '{"a": 1, "a": 2}',  # duplicate key
     '{"a": {"b": 1, "b": 1}}',  # nested duplicate
     '[{"k": "x"}, {"k": "y", "k": "z"}]',  # duplicate inside a list
