@@ -116,6 +116,13 @@ def iter_list_records(path: Path, *, chunk_chars: int = 1 << 22) -> Iterator[Rec
     error (and where it is) is the same; items yielded before it stay yielded."""
     try:
         yield from _list_items(path, chunk_chars)
+    except _RepeatedKey as exc:  # located here: a whole-file read cannot name the item
+        raise BenchregError(
+            f"duplicate key {exc.key!r} in one JSON object of item #{exc.index} (the item "
+            "starts at this line)",
+            where=at(path, _line_at(path, exc.offset)),
+            fix="give every key once",
+        ) from None
     except (_NotStreamable, json.JSONDecodeError, DuplicateKeyError, UnicodeDecodeError):
         read_records(path, lines=False)  # raises the located error
         raise AssertionError(f"{path}: streaming and whole-file reads disagree") from None
@@ -123,6 +130,21 @@ def iter_list_records(path: Path, *, chunk_chars: int = 1 << 22) -> Iterator[Rec
 
 class _NotStreamable(Exception):
     pass
+
+
+class _RepeatedKey(Exception):
+    def __init__(self, key: str, index: int, offset: int) -> None:
+        self.key, self.index, self.offset = key, index, offset  # offset: chars before the item
+
+
+def _line_at(path: Path, offset: int) -> int:
+    """The line number of the character at ``offset`` (universal newlines, as the read)."""
+    line = 1
+    with path.open(encoding="utf-8") as handle:
+        while offset > 0 and (chunk := handle.read(min(offset, 1 << 22))):
+            line += chunk.count("\n")
+            offset -= len(chunk)
+    return line
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -137,12 +159,13 @@ def _list_items(path: Path, chunk_chars: int) -> Iterator[Record]:
     except OSError:
         raise _NotStreamable from None
     with handle:
-        buf, pos, eof = "", 0, False
+        buf, pos, eof, dropped = "", 0, False, 0
 
         def fill() -> None:  # drop what was consumed, append the next chunk
-            nonlocal buf, pos, eof
+            nonlocal buf, pos, eof, dropped
             more = handle.read(chunk_chars)
             eof = not more
+            dropped += pos
             buf, pos = buf[pos:] + more, 0
 
         def skip_space() -> str:  # the next non-space character ("" at the end of the file)
@@ -173,6 +196,8 @@ def _list_items(path: Path, chunk_chars: int) -> Iterator[Record]:
                     while True:
                         try:
                             item, end = decode(buf, pos)
+                        except DuplicateKeyError as exc:
+                            raise _RepeatedKey(exc.key, index, dropped + pos) from None
                         except json.JSONDecodeError:
                             if eof:
                                 raise

@@ -591,7 +591,7 @@ rmc_case(
 rmc_case(
     "reaction_mc duplicate key",
     lambda p: p.write_text('[{"id": "a", "id": "b"}]'),
-    r"multiple_choice_single_varying\.json",
+    r"multiple_choice_single_varying\.json:1",
 )
 rmc_case("reaction_mc file missing", lambda p: p.unlink(), r"multiple_choice_single_varying")
 
