@@ -138,7 +138,7 @@ class _RepeatedKey(Exception):
 
 
 def _line_at(path: Path, offset: int) -> int:
-    """The line number of the character at ``offset`` (universal newlines, as the read)."""
+    """The line number of the character at ``offset`` (universal newlines, as it was read)."""
     line = 1
     with path.open(encoding="utf-8") as handle:
         while offset > 0 and (chunk := handle.read(min(offset, 1 << 22))):
@@ -226,7 +226,7 @@ def _list_items(path: Path, chunk_chars: int) -> Iterator[Record]:
 
 
 class _Layout:
-    """How a pretty-printed list separates its items, learnt from its first item: the item's last
+    r"""How a pretty-printed list separates its items, learnt from its first item: the item's last
     line plus the separator, e.g. ``"\n  },\n  {"`` (json.dumps with indent=2). In such a file
     that text occurs only between items (deeper objects close with more indentation, and a JSON
     string holds no raw line break), so everything of a read buffer up to its last occurrence is
