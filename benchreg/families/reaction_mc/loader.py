@@ -57,8 +57,9 @@ def read_questions(path: Path, question_type: str) -> list[QuestionFields]:
 def iter_questions(
     path: Path, question_type: str, *, batch: int = 512
 ) -> Iterator[QuestionFields]:
-    """:func:`read_questions` as a stream: a JSON list file is decoded item by item and checked
-    in batches, so memory holds one batch of raw questions, not the whole file decoded."""
+    """:func:`read_questions` as a stream: a JSON list file is decoded a read buffer at a time
+    (core.reader.iter_list_records) and checked in batches, so memory holds one buffer's raw
+    questions, not the whole file decoded."""
     if question_type not in QUESTION_TYPES:
         raise BenchregError(
             f"unknown question_type {question_type!r}", fix=f"one of {', '.join(QUESTION_TYPES)}"
