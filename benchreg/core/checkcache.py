@@ -13,13 +13,12 @@ entry). ``BENCHREG_VALIDATION_CACHE=off`` turns the cache off (every check runs)
 cannot be written (read-only home) is skipped silently: caching is an optimisation only.
 
 A loader may also keep what it built from large files that passed all its checks
-(:func:`store_loaded` / :func:`loaded`): plain JSON-like values (dicts, lists, tuples, strings,
-numbers) in :mod:`marshal` form under ``loaded/``, one entry per (loader, params, file paths),
-replaced when the files change, reused only while every file has the same sha256 (and the same
-benchreg and Python versions), with equal strings stored once (:func:`shared_strings`).
-Reading that back is several times faster than decoding and validating the files again. A long
-list of rows (:func:`store_loaded_rows` / :func:`loaded_rows`) is written and read in chunks, so
-neither side holds the whole entry's bytes at once.
+(:func:`store_loaded` / :func:`loaded`): a list of rows of plain JSON-like values (dicts, lists,
+tuples, strings, numbers) in :mod:`marshal` chunks under ``loaded/``, one entry per (loader,
+params, file paths), replaced when the files change, reused only while every file has the same
+sha256 (and the same benchreg and Python versions), with equal strings stored once
+(:func:`shared_strings`). Reading that back is several times faster than decoding and validating
+the files again.
 """
 
 from __future__ import annotations
@@ -34,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 from benchreg.core.io import (
-    atomic_write_bytes,
     atomic_write_parts,
     atomic_write_text,
     sha256_file,
@@ -91,7 +89,7 @@ LOADED_MIN_BYTES = 1 << 20  # smaller files decode faster than a cache entry is 
 
 
 def _loaded_entry(
-    kind: str, files: Sequence[Path], params: Mapping[str, Any], form: str = "value"
+    kind: str, files: Sequence[Path], params: Mapping[str, Any]
 ) -> tuple[Path, bytes] | None:
     from benchreg import __version__
 
@@ -103,7 +101,7 @@ def _loaded_entry(
         return None  # a missing or unreadable file: the loader reports it its own way
     where = {
         "kind": kind,
-        "form": form,
+        "format": "marshal chunks",
         "benchreg": __version__,
         "python": sys.version,
         "params": dict(params),
@@ -114,41 +112,14 @@ def _loaded_entry(
     return cache_dir() / "loaded" / f"{key}.marshal", header.encode("utf-8") + b"\n"
 
 
-def loaded(kind: str, files: Sequence[Path], params: Mapping[str, Any] | None = None) -> Any:
-    """What :func:`store_loaded` kept for these exact file contents, or None."""
-    entry = _loaded_entry(kind, files, params or {})
-    if entry is None:
-        return None
-    path, header = entry
-    try:
-        with path.open("rb") as handle:
-            if handle.readline() != header:
-                return None
-            return marshal.loads(handle.read())
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
-
-
-def store_loaded(
-    kind: str, files: Sequence[Path], value: Any, params: Mapping[str, Any] | None = None
-) -> None:
-    """Keep ``value`` (built from ``files``, all checks passed) for the next run (best effort)."""
-    entry = _loaded_entry(kind, files, params or {})
-    if entry is None:
-        return
-    path, header = entry
-    with contextlib.suppress(OSError, ValueError):
-        atomic_write_bytes(path, header, marshal.dumps(shared_strings(value)))
-
-
 ROWS_PER_CHUNK = 10_000
 
 
-def loaded_rows(
+def loaded(
     kind: str, files: Sequence[Path], params: Mapping[str, Any] | None = None
 ) -> list[Any] | None:
-    """What :func:`store_loaded_rows` kept for these exact file contents, or None."""
-    entry = _loaded_entry(kind, files, params or {}, "rows")
+    """The rows :func:`store_loaded` kept for these exact file contents, or None."""
+    entry = _loaded_entry(kind, files, params or {})
     if entry is None:
         return None
     path, header = entry
@@ -165,13 +136,21 @@ def loaded_rows(
     return rows if complete else None  # a file cut short (it is written without fsync)
 
 
-def store_loaded_rows(
-    kind: str, files: Sequence[Path], rows: Sequence[Any], params: Mapping[str, Any] | None = None
+def store_loaded(
+    kind: str,
+    files: Sequence[Path],
+    rows: Sequence[Any],
+    params: Mapping[str, Any] | None = None,
+    *,
+    strings_shared: bool = False,
 ) -> None:
-    """:func:`store_loaded` for a long list of rows, written and read back in chunks of
-    :data:`ROWS_PER_CHUNK`: neither side holds the whole entry's bytes besides the rows. Rows are
-    stored as given (share equal strings between rows first to store them once per chunk)."""
-    entry = _loaded_entry(kind, files, params or {}, "rows")
+    """Keep ``rows`` (built from ``files``, all checks passed) for the next run (best effort).
+
+    Written and read back in chunks of :data:`ROWS_PER_CHUNK` rows (neither side holds the whole
+    entry's bytes besides the rows), each chunk's equal strings stored once
+    (:func:`shared_strings`, skipped with ``strings_shared`` when the caller made them one
+    object already), then an end marker and the row count."""
+    entry = _loaded_entry(kind, files, params or {})
     if entry is None:
         return
     path, header = entry
@@ -179,7 +158,8 @@ def store_loaded_rows(
     def parts() -> Iterator[bytes]:
         yield header
         for start in range(0, len(rows), ROWS_PER_CHUNK):
-            blob = marshal.dumps(list(rows[start : start + ROWS_PER_CHUNK]))
+            chunk = list(rows[start : start + ROWS_PER_CHUNK])
+            blob = marshal.dumps(chunk if strings_shared else shared_strings(chunk))
             yield len(blob).to_bytes(8, "little")
             yield blob
         yield (0).to_bytes(8, "little") + len(rows).to_bytes(8, "little")  # end, and the count

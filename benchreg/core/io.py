@@ -218,13 +218,8 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, indent=2, default=_json_default) + "\n"
 
 
-def atomic_write_bytes(path: Path, *parts: bytes) -> None:
-    """:func:`atomic_write_text` for bytes, written part after part (no joined copy)."""
-    atomic_write_parts(path, parts)
-
-
 def atomic_write_parts(path: Path, parts: Iterable[bytes], *, durable: bool = True) -> None:
-    """:func:`atomic_write_bytes` for parts made while writing (one part in memory at a time).
+    """:func:`atomic_write_text` for bytes made while writing (one part in memory at a time).
     ``durable=False`` skips the fsync: for a cache, whose reader must then detect a file that a
     power loss left short."""
     path.parent.mkdir(parents=True, exist_ok=True)

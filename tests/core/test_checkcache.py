@@ -23,13 +23,13 @@ def test_rows_come_back_equal_across_chunks_and_only_for_the_same_bytes(
     data = tmp_path / "data.json"
     data.write_text("[1, 2]", encoding="utf-8")
     rows = [(f"q{i}", {"options": [{"k": "v"}] * i}, [i], {"x": i / 3}) for i in range(10)]
-    assert checkcache.loaded_rows("t", [data], {"p": 1}) is None
-    checkcache.store_loaded_rows("t", [data], rows, {"p": 1})
-    assert checkcache.loaded_rows("t", [data], {"p": 1}) == rows
-    assert checkcache.loaded_rows("t", [data], {"p": 2}) is None  # other params
-    assert checkcache.loaded("t", [data], {"p": 1}) is None  # a rows entry is not a value entry
+    assert checkcache.loaded("t", [data], {"p": 1}) is None
+    checkcache.store_loaded("t", [data], rows, {"p": 1})
+    assert checkcache.loaded("t", [data], {"p": 1}) == rows
+    assert checkcache.loaded("t", [data], {"p": 2}) is None  # other params
+    assert checkcache.loaded("u", [data], {"p": 1}) is None  # another kind
     data.write_text("[1, 3]", encoding="utf-8")
-    assert checkcache.loaded_rows("t", [data], {"p": 1}) is None  # changed bytes
+    assert checkcache.loaded("t", [data], {"p": 1}) is None  # changed bytes
 
 
 @pytest.mark.parametrize("cut", ["inside a chunk", "between chunks", "end marker"])
@@ -37,21 +37,21 @@ def test_an_entry_cut_short_is_ignored(cache: Path, tmp_path: Path, cut: str) ->
     """Entries are written without fsync: a power loss may leave one cut short."""
     data = tmp_path / "data.json"
     data.write_text("[1]", encoding="utf-8")
-    checkcache.store_loaded_rows("t", [data], [("a",)] * 7)
+    checkcache.store_loaded("t", [data], [("a",)] * 7)
     (entry,) = (cache / "loaded").iterdir()
     whole = entry.read_bytes()
-    assert checkcache.loaded_rows("t", [data]) == [("a",)] * 7
+    assert checkcache.loaded("t", [data]) == [("a",)] * 7
     header = whole.index(b"\n") + 1
     first_chunk = header + 8 + int.from_bytes(whole[header : header + 8], "little")
     keep = {"inside a chunk": first_chunk - 3, "between chunks": first_chunk,
             "end marker": len(whole) - 8}[cut]
     entry.write_bytes(whole[:keep])
-    assert checkcache.loaded_rows("t", [data]) is None
+    assert checkcache.loaded("t", [data]) is None
 
 
 def test_the_cache_can_be_turned_off(cache: Path, tmp_path: Path, monkeypatch) -> None:
     data = tmp_path / "data.json"
     data.write_text("[1]", encoding="utf-8")
     monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
-    checkcache.store_loaded_rows("t", [data], [("a",)])
-    assert checkcache.loaded_rows("t", [data]) is None and not cache.exists()
+    checkcache.store_loaded("t", [data], [("a",)])
+    assert checkcache.loaded("t", [data]) is None and not cache.exists()

@@ -136,7 +136,10 @@ class QuestionScores(NamedTuple):
         )
 
 
-def _number(value: Any) -> float | None:
+def number(value: Any) -> float | None:
+    """A stored number as a float; None for NaN, booleans and anything not a number."""
+    if type(value) is float:
+        return None if value != value else value
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return None if math.isnan(value) else float(value)
@@ -158,23 +161,23 @@ def formula_scores(meta: Mapping[str, Any], n_options: int) -> QuestionScores:
         outcome = outcome_of(entry, yields_meta[i] if i < len(yields_meta) else None)
         value = outcome.effective
         if outcome.errors or value is None:  # not readable
-            stored = _number(stored_eff[i]) if i < len(stored_eff) else None
+            stored = number(stored_eff[i]) if i < len(stored_eff) else None
             problems.append(f"option {i}: {'; '.join(outcome.errors)}")
             fallback.append(i)
             value = stored if stored is not None else (value or 0.0)
         effective.append(max(0.0, value or 0.0))
         yield_value = outcome.yield_
         if yield_value is None:
-            yield_value = _number(yields_meta[i]) if i < len(yields_meta) else None
+            yield_value = number(yields_meta[i]) if i < len(yields_meta) else None
         yields.append(max(0.0, yield_value or 0.0))
     return _assemble(effective, yields, None, None, tuple(fallback), tuple(problems))
 
 
 def stored_scores(meta: Mapping[str, Any], answer: Sequence[int], n_options: int) -> QuestionScores:
     """Use the release's own numbers: option_relative_scores, answer, yields, effective_scores."""
-    rel = [_number(v) or 0.0 for v in list(meta.get("option_relative_scores") or [])[:n_options]]
-    eff = [_number(v) or 0.0 for v in list(meta.get("effective_scores") or [])[:n_options]]
-    yields = [_number(v) or 0.0 for v in list(meta.get("yields") or [])[:n_options]]
+    rel = [number(v) or 0.0 for v in list(meta.get("option_relative_scores") or [])[:n_options]]
+    eff = [number(v) or 0.0 for v in list(meta.get("effective_scores") or [])[:n_options]]
+    yields = [number(v) or 0.0 for v in list(meta.get("yields") or [])[:n_options]]
     return _assemble(eff, yields, rel, list(answer), (), ())
 
 

@@ -192,7 +192,7 @@ def load_questions(ctx: LoadContext) -> Dataset:
     path = confined(resolve_data_file(ctx.data[0]), ctx.data_root)
     key = {"question_type": question_type}
     with gc_paused():  # no collector passes over the growing heap while loading
-        rows = checkcache.loaded_rows(LOADED, [path], key)
+        rows = checkcache.loaded(LOADED, [path], key)
         if rows is not None:
             logger.info(
                 f"{path.name}: questions (and their checks) reused from an earlier run on this "
@@ -202,9 +202,8 @@ def load_questions(ctx: LoadContext) -> Dataset:
         else:
             strings: dict[str, str] = {}
             samples = [to_sample(q, strings) for q in iter_questions(path, question_type)]
-            checkcache.store_loaded_rows(
-                LOADED, [path], [(s.id, s.input, s.gold, s.meta) for s in samples], key
-            )
+            rows_built = [(s.id, s.input, s.gold, s.meta) for s in samples]
+            checkcache.store_loaded(LOADED, [path], rows_built, key, strings_shared=True)
     return Dataset(
         samples=samples,
         files=[path],

@@ -24,7 +24,7 @@ from benchreg.core import registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.metric import MeanMetric
 from benchreg.core.types import Prediction, Sample, Status
-from benchreg.families.reaction_mc.effective import QuestionScores, relative, stored_scores
+from benchreg.families.reaction_mc.effective import QuestionScores, stored_scores
 
 SOURCES = ("formula", "stored")
 RELATIVE, EXACT, YIELD_RATIO = "avg_relative_score", "exact_match_accuracy", "avg_yield_ratio"
@@ -56,19 +56,6 @@ class ReactionScores(MeanMetric):
         self.source = source
 
     def row(self, sample: Sample, prediction: Prediction) -> tuple[float, ...]:
-        if self.source == "formula":  # the load-time scores as they are (no copy per row)
-            formula = sample.meta["formula"]
-            fallback = 1.0 if formula["fallback_options"] else 0.0
-            if prediction.status is not Status.OK:
-                return (0.0, 0.0, 0.0, 0.0, fallback)
-            index = prediction.answer
-            return (
-                float(formula["relative"][index]),
-                1.0 if index in formula["best"] else 0.0,
-                float(relative(formula["yields"][index], formula["best_yield"])),
-                1.0,
-                fallback,
-            )
         scores = question_scores(sample, self.source)
         fallback = float(bool(scores.fallback_options))
         if prediction.status is not Status.OK:

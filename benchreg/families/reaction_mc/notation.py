@@ -170,6 +170,13 @@ def read_yield(raw: Any) -> Reading:
     return _yield_cell(raw) if raw.__hash__ is not None else _read_yield(raw)
 
 
+def yield_value(raw: Any) -> float | None:
+    """``read_yield(raw).value``; a plain non-negative number is its own value."""
+    if (type(raw) is float or type(raw) is int) and raw >= 0:
+        return float(raw)
+    return read_yield(raw).value
+
+
 def read_ee(raw: Any) -> Reading:
     """An ee in percent -> the major-enantiomer fraction ``(100 + |ee|) / 200``."""
     if raw is None:

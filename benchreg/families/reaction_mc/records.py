@@ -15,7 +15,7 @@ the sample's, without a second copy); fields beyond the spec's are kept.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired, get_args
 
 from pydantic import (
     AfterValidator,
@@ -28,14 +28,6 @@ from pydantic import (
 )
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-QUESTION_TYPES = (
-    "single_varying",
-    "all_varying",
-    "single_varying_reference",
-    "all_varying_reference",
-    "single_varying_reference_control",
-    "all_varying_reference_control",
-)
 QuestionType = Literal[
     "single_varying",
     "all_varying",
@@ -44,6 +36,7 @@ QuestionType = Literal[
     "single_varying_reference_control",
     "all_varying_reference_control",
 ]
+QUESTION_TYPES: tuple[str, ...] = get_args(QuestionType)
 ALIGNED_META = (
     "yields",
     "effective_scores",

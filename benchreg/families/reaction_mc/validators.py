@@ -21,27 +21,19 @@ from benchreg.core.errors import BenchregError
 from benchreg.core.types import Dataset, LoadContext, Sample
 from benchreg.core.validation import Finding
 from benchreg.families.reaction_mc.conditions import condition_signature, merged
-from benchreg.families.reaction_mc.effective import QuestionScores, is_tie, outcome_of
+from benchreg.families.reaction_mc.effective import QuestionScores, is_tie, number, outcome_of
 from benchreg.families.reaction_mc.loader import (
     data_file_name,
     read_questions,
     resolve_data_file,
     to_sample,
 )
-from benchreg.families.reaction_mc.notation import read_yield
+from benchreg.families.reaction_mc.notation import yield_value
 from benchreg.families.reaction_mc.records import base_family, base_id
 
 MIN_REFERENCES = 2
 MAX_REFERENCES = 5
 MIN_REMAINING_ALL_VARYING = 5
-
-
-def _number(value: Any) -> float | None:
-    if type(value) is float:
-        return None if value != value else value  # NaN is not a number here
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return None if math.isnan(value) else float(value)
 
 
 class _Checker:
@@ -75,15 +67,15 @@ class _Checker:
     def _options(self, qid: str, meta: Mapping[str, Any], scores: QuestionScores) -> None:
         raw_scores = meta.get("scores") or []
         for i, value in enumerate(scores.effective):
-            listed = _yield_value(meta["yields"][i])
-            in_scores = _yield_value((raw_scores[i] or {}).get("yield"))
+            listed = yield_value(meta["yields"][i])
+            in_scores = yield_value((raw_scores[i] or {}).get("yield"))
             if (listed is not None and in_scores is not None
                     and not self.close(listed, in_scores, 100)):
                 self.error(qid, f"option {i}: meta.yields={meta['yields'][i]!r} but "
                                 f"meta.scores.yield={raw_scores[i].get('yield')!r}")
             if i in scores.fallback_options:
                 continue
-            stored = _number(meta["effective_scores"][i])
+            stored = number(meta["effective_scores"][i])
             if stored is None:
                 self.error(qid, f"option {i}: meta.effective_scores="
                                 f"{meta['effective_scores'][i]!r} is not a number")
@@ -92,7 +84,7 @@ class _Checker:
                 how = f" ({'; '.join(notes)})" if notes else ""
                 self.error(qid, f"option {i}: meta.effective_scores={stored:g} but the formula "
                                 f"gives {value:.6g} from {_outcome_text(raw_scores[i])}{how}")
-            stored_rel = _number(meta["option_relative_scores"][i])
+            stored_rel = number(meta["option_relative_scores"][i])
             if stored_rel is None:
                 self.error(qid, f"option {i}: meta.option_relative_scores="
                                 f"{meta['option_relative_scores'][i]!r} is not a number")
@@ -110,11 +102,11 @@ class _Checker:
         if scores.best_effective <= 0:
             self.warn(qid, "every option has effective score 0: the question cannot tell "
                            "options apart (all count as best)")
-        best_eff = _number(meta.get("best_effective_score"))
+        best_eff = number(meta.get("best_effective_score"))
         if best_eff is not None and not self.close(best_eff, scores.best_effective, 100):
             self.error(qid, f"meta.best_effective_score={best_eff:g} but the best option "
                             f"effective is {scores.best_effective:.6g}")
-        best_yield = _number(meta.get("best_yield"))
+        best_yield = number(meta.get("best_yield"))
         best_option_yields = [scores.yields[i] for i in scores.best]
         if best_yield is not None and not (
             self.close(best_yield, scores.best_yield, 100)
@@ -124,7 +116,7 @@ class _Checker:
                             f"yield ({scores.best_yield:g}) nor the yield of a best option")
         for key, best in (("global_best_effective_score", scores.best_effective),
                           ("global_best_yield", scores.best_yield)):
-            value = _number(meta.get(key))
+            value = number(meta.get(key))
             if value is not None and value < best and not self.close(value, best, 100):
                 self.error(qid, f"meta.{key}={value:g} is below the option set's best "
                                 f"({best:.6g})")
@@ -166,7 +158,7 @@ class _Checker:
             condition_signature(merged(constant, fixed, option)): i
             for i, option in enumerate(sample.input["options"])
         }
-        global_best = _number(sample.meta["release"].get("global_best_effective_score"))
+        global_best = number(sample.meta["release"].get("global_best_effective_score"))
         for k, ref in enumerate(refs, start=1):
             hit = option_sigs.get(condition_signature(ref.get("conditions") or {}))
             if hit is not None:
@@ -185,18 +177,11 @@ class _Checker:
                                 f"score {global_best:g}")
 
 
-def _yield_value(raw: Any) -> float | None:
-    """``read_yield(raw).value``; a plain non-negative number is its own value."""
-    if (type(raw) is float or type(raw) is int) and raw >= 0:
-        return float(raw)
-    return read_yield(raw).value
-
-
 def _reference_effective(ref: Mapping[str, Any]) -> float | None:
     outcome = outcome_of(ref.get("outcome") or {})
     if outcome.readable:
         return outcome.effective
-    return _number(ref.get("effective_score"))
+    return number(ref.get("effective_score"))
 
 
 def _outcome_text(scores: Mapping[str, Any] | None) -> str:
