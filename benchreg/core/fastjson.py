@@ -1,10 +1,10 @@
 """The core reader's strict JSON (duplicate keys are an error) at orjson's speed.
 
-orjson decodes the bytes; its result is taken only where it is provably what the core reader
-(`benchreg.core.reader`: `json` with a duplicate-key check) gives. Anywhere else the core reader
-runs, so values, errors and their locations stay exactly its own. The checks are byte counts and
-searches over the raw text and ``orjson.dumps`` of the decoded value (compact; it escapes only
-quotes, backslashes and control characters):
+`benchreg.core.reader` tries this first. orjson decodes the bytes; its result is taken only where
+it is provably what the reader's own path (`json` with a duplicate-key check) gives. Anywhere else
+the reader's own path runs, so values, errors and their locations stay exactly its own. The
+checks are byte counts and searches over the raw text and ``orjson.dumps`` of the decoded value
+(compact; it escapes only quotes, backslashes and control characters):
 
 - duplicate keys (orjson keeps one of them silently): every member of an object has one `:`
   outside strings, so the raw text holds ``members + colons inside all its strings``, the dump
@@ -33,9 +33,6 @@ from typing import Any
 
 import orjson
 
-from benchreg.core.reader import loads as strict_loads
-from benchreg.core.reader import read_json_strict, read_records
-
 _DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _LONG_NUMBER = b"0" * 19  # a run of 19 digits: maybe an integer orjson cannot hold
 _BOM = b"\xef\xbb\xbf"
@@ -58,7 +55,7 @@ def _same_as_core(data: bytes, value: Any) -> bool:
 
 def decode_bytes(data: bytes) -> tuple[bool, Any]:
     """(True, value) when orjson's value of ``data`` is provably the core reader's, else
-    (False, None): then decode it with the core reader, which also names any problem."""
+    (False, None): the core reader then decodes it and names any problem."""
     if data.startswith(_BOM):
         return False, None
     try:
@@ -68,32 +65,16 @@ def decode_bytes(data: bytes) -> tuple[bool, Any]:
     return (True, value) if _same_as_core(data, value) else (False, None)
 
 
-def read_json(path: Path) -> Any:
-    """:func:`benchreg.core.reader.read_json_strict`, faster."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        data = b""  # the core reader names the problem
-    ok, value = decode_bytes(data) if data else (False, None)
-    return value if ok else read_json_strict(path)
-
-
-def loads(text: str) -> Any:
-    """:func:`benchreg.core.reader.loads` (raises what it raises), faster."""
-    ok, value = decode_bytes(text.encode("utf-8", "surrogatepass"))
-    return value if ok else strict_loads(text)
-
-
-def json_lines(path: Path) -> list[tuple[int, Any]]:
-    """``(line number, value)`` of every non-blank line of a JSON Lines file: the values and line
-    numbers of ``read_records(path, lines=True)``, which raises its own located error on a bad
-    line (and reads any file the fast path does not take)."""
+def json_lines(path: Path) -> list[tuple[int, Any]] | None:
+    """``(line number, value)`` of every non-blank line of a JSON Lines file, as the core reader
+    gives them; None when that cannot be proven for the whole file (any bad or unusual line, a
+    long number, an unreadable file): the core reader then reads it and names any problem."""
     out: list[tuple[int, Any]] = []
     try:
         for lines in _fast_chunks(path):
             out += lines
     except _Fallback:
-        return [(int(r.where.rsplit(":", 1)[1]), r.data) for r in read_records(path, lines=True)]
+        return None
     return out
 
 
@@ -160,11 +141,6 @@ def _chunk_lines(data: bytes, number: int) -> list[tuple[int, Any]]:
             out.append((index, value))
     except orjson.JSONDecodeError:
         raise _Fallback from None
-    if plain:
-        return out
-    # a long number, an escaped colon or a repeated key somewhere: this chunk's lines as the core
-    # reader decodes them (a bad line is left to it, for its located error)
-    try:
-        return [(index, strict_loads(line.decode("utf-8"))) for index, line in lines]
-    except ValueError:  # JSONDecodeError, DuplicateKeyError, UnicodeDecodeError
-        raise _Fallback from None
+    if not plain:
+        raise _Fallback  # a long number, an escaped colon or a repeated key somewhere
+    return out

@@ -16,16 +16,13 @@ keeps what belongs to the task and reports the rest the same way everywhere:
 
 from __future__ import annotations
 
-import json
-import json.scanner
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from loguru import logger
 
 from benchreg.core.errors import BenchregError, at
-from benchreg.core.reader import DuplicateKeyError, loads, text_lines
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
 
 DuplicatePolicy = Literal["reject", "conflicts_invalid"]
@@ -150,52 +147,6 @@ class PredictionCollector:
         return PredictionSet(
             by_id=self.by_id, files=[self.path], unknown_ids=list(self.unknown), notes=self.notes
         )
-
-
-_SCAN = json.scanner.make_scanner(json.JSONDecoder())
-
-
-def jsonl_entries(path: Path) -> Iterator[tuple[int, Any, str | None]]:
-    """``(line number, value, error)`` of every non-blank line of a JSON Lines file: what
-    ``core.reader.read_records(path, lenient=True)`` reads (``Record.where`` is `path:number`),
-    without a Record per line. ``error`` says why a line could not be decoded (value None).
-
-    A line is decoded by the C scanner alone when that is certainly what ``json.loads`` gives
-    and no key can repeat (an object with as many keys as the line has colons, a list without a
-    colon, a scalar: see ``core.reader._LineDecoder``); any other line (surrounding spaces, extra
-    data, malformed, possible duplicate keys, blank) takes the reader's own checked path."""
-    scan = _SCAN
-    for number, line in enumerate(text_lines(path), start=1):
-        try:
-            value, end = scan(line, 0)
-        except Exception:  # StopIteration, JSONDecodeError, RecursionError: read it again below
-            end = -1
-        if end == len(line):
-            kind = type(value)
-            if kind is dict:
-                if line.count(":") == len(value):
-                    yield number, value, None
-                    continue
-            elif kind is not list or ":" not in line:
-                yield number, value, None
-                continue
-        if not line.strip():
-            continue
-        yield (number, *_checked_line(line))
-
-
-def _checked_line(line: str) -> tuple[Any, str | None]:
-    """The value of one line as the reader decodes it, or its error (the reader's words)."""
-    try:
-        value = json.loads(line)
-        kind = type(value)
-        if (kind is dict and line.count(":") != len(value)) or (kind is list and ":" in line):
-            value = loads(line)  # rejects a repeated key
-        return value, None
-    except json.JSONDecodeError as exc:
-        return None, f"malformed JSON ({exc.msg}, column {exc.colno})"
-    except DuplicateKeyError as exc:
-        return None, str(exc)
 
 
 def _blank(path: Path) -> bool:

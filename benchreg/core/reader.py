@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchreg.core import fastjson
 from benchreg.core.errors import BenchregError, at
 from benchreg.core.io import read_text
 
@@ -47,15 +48,25 @@ def strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def loads(text: str) -> Any:
     """``json.loads`` that rejects duplicate keys (raises DuplicateKeyError or JSONDecodeError)."""
-    return json.loads(text, object_pairs_hook=strict_object)
+    fast, value = fastjson.decode_bytes(text.encode("utf-8", "surrogatepass"))
+    return value if fast else json.loads(text, object_pairs_hook=strict_object)
 
 
 def read_json_strict(path: Path) -> Any:
     """A whole JSON document; malformed JSON or a duplicate key is an error at file:line."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        data = b""  # read_text below names the problem
+    if data:
+        with gc_paused():
+            fast, value = fastjson.decode_bytes(data)
+        if fast:
+            return value
     text = read_text(path)
     try:
         with gc_paused():
-            return loads(text)
+            return json.loads(text, object_pairs_hook=strict_object)
     except json.JSONDecodeError as exc:
         raise BenchregError(
             f"malformed JSON ({exc.msg}, column {exc.colno})", where=at(path, exc.lineno)
@@ -104,7 +115,10 @@ def read_records(path: Path, *, lenient: bool = False, lines: bool | None = None
             )
         return [Record(f"{path}[#{i}]", item) for i, item in enumerate(data)]
     with gc_paused():
-        return list(_jsonl_records(path, lenient))
+        return [
+            Record(at(path, number), value, error)
+            for number, value, error in json_lines(path, lenient=lenient)
+        ]
 
 
 def iter_list_records(path: Path, *, chunk_chars: int = 1 << 22) -> Iterator[Record]:
@@ -263,9 +277,7 @@ class _Layout:
             return None
         end = cut + self.close
         text = f"[{buf[pos:end]}]"
-        from benchreg.core.fastjson import decode_bytes  # it builds on this module
-
-        fast, items = decode_bytes(text.encode("utf-8", "surrogatepass"))
+        fast, items = fastjson.decode_bytes(text.encode("utf-8", "surrogatepass"))
         if not fast:
             try:
                 items = decoder.decode(text)
@@ -301,14 +313,21 @@ def text_lines(path: Path, *, chunk_chars: int = 1 << 22) -> Iterator[str]:
 _LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")  # those of str.splitlines
 
 
-def _jsonl_records(path: Path, lenient: bool) -> Iterable[Record]:
+def json_lines(path: Path, *, lenient: bool = False) -> Iterator[tuple[int, Any, str | None]]:
+    """``(line number, value, error)`` of every non-blank line of a JSON Lines file: what
+    :func:`read_records` holds, without a Record per line. A line that does not decode stops
+    the read with its located error, or with ``lenient`` gives ``error`` (value None)."""
+    fast = fastjson.json_lines(path)
+    if fast is not None:
+        for number, value in fast:
+            yield number, value, None
+        return
     decode = _LineDecoder()
     for number, line in enumerate(text_lines(path), start=1):
         if not line.strip():
             continue
-        where = at(path, number)
         try:
-            yield Record(where, decode(line))
+            value = decode(line)
         except (json.JSONDecodeError, DuplicateKeyError) as exc:
             reason = (
                 f"malformed JSON ({exc.msg}, column {exc.colno})"
@@ -317,9 +336,11 @@ def _jsonl_records(path: Path, lenient: bool) -> Iterable[Record]:
             )
             if not lenient:
                 raise BenchregError(
-                    reason, where=where, fix="each line must be one JSON object"
+                    reason, where=at(path, number), fix="each line must be one JSON object"
                 ) from None
-            yield Record(where, None, reason)
+            yield number, None, reason
+            continue
+        yield number, value, None
 
 
 class _LineDecoder:

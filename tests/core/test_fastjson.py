@@ -1,4 +1,5 @@
-"""The orjson fast path gives the core reader's values, line numbers and errors (edge cases)."""
+"""The reader's orjson fast path gives what its own `json` path gives: values, line numbers and
+errors (edge cases; each reader function is run with the fast path and without it)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from benchreg.core import fastjson
+from benchreg.core import fastjson, reader
 from benchreg.core.errors import BenchregError
-from benchreg.core.reader import DuplicateKeyError, read_json_strict, read_records
-from benchreg.core.reader import loads as strict_loads
+from benchreg.core.reader import DuplicateKeyError, read_json_strict, read_records, strict_object
 
 DOCUMENTS = [
     '{"a": 1, "b": [1, 2.5, -0, -0.0, 1e5, 1E-7, true, false, null]}',
@@ -86,47 +86,62 @@ def _outcome(fn, arg):  # type: ignore[no-untyped-def]
         return ("error", "RecursionError")
 
 
-@pytest.mark.parametrize("text", ALL_DOCUMENTS)
-def test_loads_equals_the_core_reader(text: str) -> None:
-    assert _outcome(fastjson.loads, text) == _outcome(strict_loads, text)
+@pytest.fixture
+def without_fast_path(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A context in which the reader never takes the orjson path (its own `json` path only)."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def off():  # type: ignore[no-untyped-def]
+        with monkeypatch.context() as patch:
+            patch.setattr(fastjson, "decode_bytes", lambda data: (False, None))
+            patch.setattr(fastjson, "json_lines", lambda path: None)
+            yield
+
+    return off
 
 
 @pytest.mark.parametrize("text", ALL_DOCUMENTS)
-def test_read_json_equals_the_core_reader(tmp_path: Path, text: str) -> None:
+def test_loads_equals_the_json_path(text: str) -> None:
+    def strict(text: str):  # type: ignore[no-untyped-def]
+        return json.loads(text, object_pairs_hook=strict_object)
+
+    assert _outcome(reader.loads, text) == _outcome(strict, text)
+
+
+@pytest.mark.parametrize("text", ALL_DOCUMENTS)
+def test_read_json_equals_the_json_path(tmp_path: Path, text: str, without_fast_path) -> None:
     path = tmp_path / "doc.json"
     path.write_bytes(text.encode("utf-8", "surrogatepass"))
 
-    def read(reader):  # type: ignore[no-untyped-def]
+    def read():  # type: ignore[no-untyped-def]
         try:
-            return ("ok", repr(reader(path)))
+            return ("ok", repr(read_json_strict(path)))
         except BenchregError as exc:
             return ("error", str(exc))
         except RecursionError:
             return ("error", "RecursionError")
 
-    assert read(fastjson.read_json) == read(read_json_strict)
+    fast = read()
+    with without_fast_path():
+        assert fast == read()
 
 
-def _read_both(path: Path):  # type: ignore[no-untyped-def]
-    def core():  # type: ignore[no-untyped-def]
-        return [(int(r.where.rsplit(":", 1)[1]), r.data) for r in read_records(path, lines=True)]
-
-    out = []
-    for reader in (lambda: fastjson.json_lines(path), core):
-        try:
-            out.append(("ok", repr(reader())))
-        except BenchregError as exc:
-            out.append(("error", str(exc)))
-    return out
+def _read_lines(path: Path):  # type: ignore[no-untyped-def]
+    try:
+        return ("ok", repr([(r.where, r.data) for r in read_records(path, lines=True)]))
+    except BenchregError as exc:
+        return ("error", str(exc))
 
 
 @pytest.mark.parametrize("chunk", [7, 64, 1 << 23])
-def test_json_lines_equal_the_core_reader(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+def test_json_lines_equal_the_json_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int, without_fast_path
 ) -> None:
     monkeypatch.setattr(fastjson, "CHUNK_BYTES", chunk)
     rng = random.Random(chunk)
     path = tmp_path / "rows.json"
+    fast_reads = 0
     for trial in range(60):
         lines = [rng.choice(LINES) for _ in range(rng.randint(0, 12))]
         if trial % 3 == 0:
@@ -134,19 +149,14 @@ def test_json_lines_equal_the_core_reader(
         newline = rng.choice(["\n", "\r\n"])
         text = newline.join(lines) + rng.choice(["", newline])
         path.write_text(text, encoding="utf-8", newline="")
-        fast, core = _read_both(path)
-        assert fast == core, repr(text)
+        fast_reads += fastjson.json_lines(path) is not None
+        fast = _read_lines(path)
+        with without_fast_path():
+            assert fast == _read_lines(path), repr(text)
+    assert fast_reads >= 5  # the fast path was taken, not only the fallback
 
 
-def test_json_lines_take_the_fast_path_on_plain_lines(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_json_lines_take_the_fast_path_on_plain_lines(tmp_path: Path) -> None:
     path = tmp_path / "rows.json"
     path.write_text('{"a": "x:y"}\n\n{"b": [1, 2]}\r\n', encoding="utf-8", newline="")
-
-    def no_core(*args, **kwargs):  # type: ignore[no-untyped-def]
-        raise AssertionError("the core reader was used")
-
-    monkeypatch.setattr(fastjson, "read_records", no_core)
-    monkeypatch.setattr(fastjson, "strict_loads", no_core)
     assert fastjson.json_lines(path) == [(1, {"a": "x:y"}), (3, {"b": [1, 2]})]

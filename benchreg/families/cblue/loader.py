@@ -20,9 +20,9 @@ from typing import Any, NamedTuple
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError, ParseError, at
-from benchreg.core.fastjson import json_lines, read_json
 from benchreg.core.io import confined
 from benchreg.core.params import loader_params
+from benchreg.core.reader import json_lines, read_json_strict
 from benchreg.core.types import Dataset, LoadContext, Parser, Sample
 from benchreg.families.cblue.catalogue import TaskInfo, lookup, task_of_params
 
@@ -183,7 +183,7 @@ def _read_split(path: str, mtime_ns: int, size: int) -> tuple[Row, ...]:
     shared_choices: dict[tuple[str, ...], list[str]] = {}
     required = frozenset(REQUIRED_FIELDS)
     intern = sys.intern
-    for line, obj in json_lines(Path(path)):
+    for line, obj, _ in json_lines(Path(path)):
         if not (  # the common case at once; _row_problem names what is wrong
             type(obj) is dict
             and obj.keys() >= required
@@ -280,7 +280,7 @@ def _gold_problem(info: TaskInfo, answer: Any) -> str | None:
 
 @lru_cache(maxsize=4)
 def _read_structured(path: str, mtime_ns: int, size: int) -> dict[str, Any]:
-    data = read_json(Path(path))
+    data = read_json_strict(Path(path))
     if not isinstance(data, dict):
         raise BenchregError("a structured gold file must map task names to lists", where=path)
     return data

@@ -24,9 +24,8 @@ from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
-from benchreg.core.fastjson import loads
 from benchreg.core.predictions import PredictionCollector
-from benchreg.core.reader import DuplicateKeyError, Record, read_records
+from benchreg.core.reader import DuplicateKeyError, Record, loads, read_records
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
 from benchreg.families.cblue.catalogue import TaskInfo, lookup, task_of_sample
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import at
-from benchreg.core.predictions import PredictionCollector, jsonl_entries
-from benchreg.core.reader import gc_paused, read_records
+from benchreg.core.predictions import PredictionCollector
+from benchreg.core.reader import gc_paused, json_lines, read_records
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
 from benchreg.families.molp2s.parser import KEY
 
@@ -26,7 +26,7 @@ def read_predictions(path: Path, samples: Sequence[Sample], task_name: str) -> P
     collector = PredictionCollector(path, samples, task=task_name, duplicates="reject")
     with gc_paused():
         if path.suffix == ".jsonl":
-            entries: Iterable[tuple[str | int, Any, str | None]] = jsonl_entries(path)
+            entries: Iterable[tuple[str | int, Any, str | None]] = json_lines(path, lenient=True)
         else:  # a JSON list
             entries = ((r.where, r.data, r.error) for r in read_records(path, lenient=True))
         for where, obj, error in entries:

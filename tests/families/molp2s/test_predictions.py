@@ -141,17 +141,22 @@ TRICKY_LINES = [
 ]
 
 
-def test_fast_line_reading_equals_the_reader(tmp_path: Path) -> None:
-    """`jsonl_entries` gives what `read_records(lenient=True)` gives, line for line."""
-    from benchreg.core.predictions import jsonl_entries
-    from benchreg.core.reader import read_records
+def test_lenient_line_reading_equals_the_json_path(tmp_path: Path, monkeypatch) -> None:
+    """`json_lines(lenient=True)`, as the predictions reader uses it, gives line for line what
+    the reader's own `json` path gives (with and without the bad lines)."""
+    from benchreg.core import fastjson
+    from benchreg.core.reader import json_lines
 
     path = tmp_path / "pred.jsonl"
-    path.write_text("\n".join(TRICKY_LINES) + "\n", encoding="utf-8")
-    fast = [(f"{path}:{n}", value, error) for n, value, error in jsonl_entries(path)]
-    slow = [(r.where, r.data, r.error) for r in read_records(path, lenient=True)]
-    assert fast == slow
-    assert sum(error is not None for _, _, error in fast) == 6
+    good = [line for line in TRICKY_LINES[:4] if "record_id" in line]
+    for lines, bad in ((TRICKY_LINES, 6), (good, 0)):
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        read = list(json_lines(path, lenient=True))
+        with monkeypatch.context() as patch:
+            patch.setattr(fastjson, "json_lines", lambda path: None)
+            assert read == list(json_lines(path, lenient=True))
+        assert sum(error is not None for _, _, error in read) == bad
+    assert fastjson.json_lines(path) is not None  # the good lines took the fast path
 
 
 def test_duplicate_names_both_lines(release, tmp_path: Path) -> None:
