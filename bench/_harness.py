@@ -28,6 +28,7 @@ class Side:
     setup: Sequence[str] | None = None  # a command run (untimed) before each run of this side
     walls: list[float] = field(default_factory=list)
     rss_mib: list[float] = field(default_factory=list)
+    tree_rss_mib: list[float] = field(default_factory=list)  # with worker processes (sampled)
     outputs: list[str] = field(default_factory=list)
 
 
@@ -36,9 +37,10 @@ def measure(sides: Sequence[Side], repeats: int) -> None:
         for side in sides:
             if side.setup:
                 subprocess.run(list(side.setup), check=True, env={**os.environ, **side.env})
-            wall, rss, out = run_child(side.argv, side.env)
+            wall, rss, out, tree = run_child(side.argv, side.env)
             side.walls.append(wall)
             side.rss_mib.append(rss)
+            side.tree_rss_mib.append(tree)
             side.outputs.append(out)
 
 
@@ -59,8 +61,9 @@ def cold_and_warm(
     return first, repeated
 
 
-def run_child(argv: Sequence[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Run ``argv`` under a tiny wrapper that reports the child's own peak RSS."""
+def run_child(argv: Sequence[str], env: dict[str, str]) -> tuple[float, float, str, float]:
+    """Run ``argv`` under a tiny wrapper that reports the child's own peak RSS (and that of its
+    process tree, see bench/_rss.py)."""
     wrapper = [sys.executable, "-m", "bench._rss", *argv]
     tic = time.perf_counter()
     proc = subprocess.run(
@@ -72,7 +75,8 @@ def run_child(argv: Sequence[str], env: dict[str, str]) -> tuple[float, float, s
         raise SystemExit(f"{' '.join(argv)} failed with exit code {proc.returncode}")
     lines = proc.stderr.strip().splitlines()
     info = json.loads(lines[-1])
-    return info.get("wall", wall), info["peak_rss_mib"], proc.stdout
+    own = info["peak_rss_mib"]
+    return info.get("wall", wall), own, proc.stdout, info.get("tree_peak_rss_mib") or own
 
 
 def report(

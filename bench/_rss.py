@@ -1,4 +1,9 @@
-"""`python -m bench._rss CMD...`: run CMD; print its wall and own peak RSS (JSON) on stderr."""
+"""`python -m bench._rss CMD...`: run CMD; print its wall and peak RSS (JSON) on stderr.
+
+`peak_rss_mib` is CMD's own peak (exact, from the kernel); `tree_peak_rss_mib` the largest sum of
+the RSS of CMD and every process under it (load workers), sampled every 20 ms from /proc (Linux;
+null elsewhere): it may miss a peak shorter than that.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,48 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
+from pathlib import Path
+
+
+def _rss_mib(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return 0.0
+
+
+def _tree(pid: int) -> list[int]:
+    pids = [pid]
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split():
+                pids += _tree(int(child))
+    except OSError:
+        pass
+    return pids
+
+
+def _sample(pid: int, peak: list[float], done: threading.Event) -> None:
+    while not done.wait(0.02):
+        peak[0] = max(peak[0], sum(_rss_mib(p) for p in _tree(pid)))
+
 
 tic = time.perf_counter()
 child = subprocess.Popen(sys.argv[1:])
+tree_peak, finished = [0.0], threading.Event()
+sampler = threading.Thread(target=_sample, args=(child.pid, tree_peak, finished), daemon=True)
+sampler.start()
 _, status, usage = os.wait4(child.pid, 0)
+finished.set()
+sampler.join()
 child.returncode = os.waitstatus_to_exitcode(status)
 wall = time.perf_counter() - tic
-print(json.dumps({"wall": wall, "peak_rss_mib": usage.ru_maxrss / 1024}), file=sys.stderr)
+own = usage.ru_maxrss / 1024
+tree = max(tree_peak[0], own) if os.path.isdir("/proc") else None
+print(json.dumps({"wall": wall, "peak_rss_mib": own, "tree_peak_rss_mib": tree}), file=sys.stderr)
 sys.exit(child.returncode)

@@ -26,9 +26,11 @@ import argparse
 import json
 import random
 import re
+import statistics
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from bench._harness import Side, cold_and_warm, measure, report
 
@@ -55,7 +57,7 @@ def build(folder: Path, n: int) -> None:
 ID_RE = re.compile(r"^(?P<table>.+)_q(?P<n>\d+)(?P<suffix>_ref_control|_ref)?$")
 
 
-def minimal_scorer(folder: Path) -> int:
+def minimal_scorer(folder: Path) -> dict[str, int]:
     questions = json.loads((folder / "data" / FILE).read_text("utf-8"))
     gold: dict[str, list[int]] = {}
     for q in questions:
@@ -74,10 +76,10 @@ def minimal_scorer(folder: Path) -> int:
         top = max(effective)
         gold[qid] = [i for i, value in enumerate(effective) if value == top]
     preds = json.loads((folder / "predictions.json").read_text("utf-8"))
-    return sum(1 for qid, index in preds.items() if index in gold.get(qid, ()))
+    return {"hits": sum(1 for qid, index in preds.items() if index in gold.get(qid, ()))}
 
 
-def benchreg_scorer(folder: Path) -> int:
+def benchreg_scorer(folder: Path) -> dict[str, Any]:
     from benchreg import RunOptions, load_task, run_task
 
     result = run_task(
@@ -87,7 +89,9 @@ def benchreg_scorer(folder: Path) -> int:
         options=RunOptions(progress=False),
         system_cfg={"name": "predictions", "path": str(folder / "predictions.json")},
     )
-    return round(result.metrics["exact_match_accuracy"].value * len(result.samples))
+    workers = result.dataset.info.get("read_by", {}).get("worker_peak_rss_mib", [])
+    hits = round(result.metrics["exact_match_accuracy"].value * len(result.samples))
+    return {"hits": hits, "worker_peak_rss_mib": workers}
 
 
 def main() -> int:
@@ -99,7 +103,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.side:
         fn = minimal_scorer if args.side == "minimal" else benchreg_scorer
-        print(json.dumps({"hits": fn(args.data)}))
+        print(json.dumps(fn(args.data)))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -116,11 +120,18 @@ def main() -> int:
             ),
         ]
         measure(sides, args.repeats)
-        hits = {json.loads(o.strip().splitlines()[-1])["hits"] for s in sides for o in s.outputs}
+        results = [[json.loads(o.strip().splitlines()[-1]) for o in s.outputs] for s in sides]
+        hits = {r["hits"] for side in results for r in side}
         assert len(hits) == 1, hits
+        workers = [w for r in results[1] for w in r["worker_peak_rss_mib"]]
     print(f"reaction-MC single_varying, {args.questions:,} questions ({size / 2**20:.0f} MiB "
           f"JSON), same hits on both sides: {hits.pop():,}")
     print(report(sides, sides[0], per=args.questions, unit="questions"))
+    if workers:
+        print(f"first run: read by {len(results[1][0]['worker_peak_rss_mib']) + 1} processes; "
+              f"the load worker's own peak RSS {statistics.median(workers):.0f} MiB (not in the "
+              "column above); all processes together at most "
+              f"{statistics.median(sides[1].tree_rss_mib):.0f} MiB (sampled every 20 ms; medians)")
     return 0
 
 

@@ -30,7 +30,7 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from benchreg.core.io import (
     atomic_write_parts,
@@ -123,17 +123,11 @@ def loaded(
     if entry is None:
         return None
     path, header = entry
-    rows: list[Any] = []
     try:
         with path.open("rb") as handle:
-            if handle.readline() != header:
-                return None
-            while size := int.from_bytes(handle.read(8), "little"):
-                rows += marshal.loads(handle.read(size))
-            complete = int.from_bytes(handle.read(8), "little") == len(rows) and not handle.read()
-    except (OSError, ValueError, EOFError, TypeError):
+            return _read_rows(handle) if handle.readline() == header else None
+    except OSError:
         return None
-    return rows if complete else None  # a file cut short (it is written without fsync)
 
 
 def store_loaded(
@@ -143,8 +137,10 @@ def store_loaded(
     params: Mapping[str, Any] | None = None,
     *,
     strings_shared: bool = False,
+    then: Sequence[Path] = (),
 ) -> None:
-    """Keep ``rows`` (built from ``files``, all checks passed) for the next run (best effort).
+    """Keep ``rows`` (built from ``files``, all checks passed) for the next run (best effort),
+    followed by the rows of the rows files ``then`` (:func:`write_rows`), copied as they are.
 
     Written and read back in chunks of :data:`ROWS_PER_CHUNK` rows (neither side holds the whole
     entry's bytes besides the rows), each chunk's equal strings stored once
@@ -157,15 +153,61 @@ def store_loaded(
 
     def parts() -> Iterator[bytes]:
         yield header
-        for start in range(0, len(rows), ROWS_PER_CHUNK):
-            chunk = list(rows[start : start + ROWS_PER_CHUNK])
-            blob = marshal.dumps(chunk if strings_shared else shared_strings(chunk))
-            yield len(blob).to_bytes(8, "little")
-            yield blob
-        yield (0).to_bytes(8, "little") + len(rows).to_bytes(8, "little")  # end, and the count
+        yield from _chunks(rows, strings_shared)
+        count = len(rows)
+        for rows_file in then:
+            with rows_file.open("rb") as handle:
+                body = handle.seek(-_END_BYTES, os.SEEK_END)
+                count += int.from_bytes(handle.read(_END_BYTES)[8:], "little")
+                handle.seek(0)
+                while body > 0 and (block := handle.read(min(body, 1 << 22))):
+                    body -= len(block)
+                    yield block
+        yield _end(count)
 
     with contextlib.suppress(OSError, ValueError):
         atomic_write_parts(path, parts(), durable=False)
+
+
+def write_rows(path: Path, rows: Sequence[Any], *, strings_shared: bool = False) -> None:
+    """A rows file: ``rows`` in the loaded-data entries' chunks, without their header (how a
+    worker process hands its rows over, see core.partload); read with :func:`read_rows`."""
+    atomic_write_parts(path, [*_chunks(rows, strings_shared), _end(len(rows))], durable=False)
+
+
+def read_rows(path: Path) -> list[Any] | None:
+    """The rows of a rows file; None when it is missing, cut short or not one."""
+    try:
+        with path.open("rb") as handle:
+            return _read_rows(handle)
+    except OSError:
+        return None
+
+
+_END_BYTES = 16  # a zero length, then the row count
+
+
+def _chunks(rows: Sequence[Any], strings_shared: bool) -> Iterator[bytes]:
+    for start in range(0, len(rows), ROWS_PER_CHUNK):
+        chunk = list(rows[start : start + ROWS_PER_CHUNK])
+        blob = marshal.dumps(chunk if strings_shared else shared_strings(chunk))
+        yield len(blob).to_bytes(8, "little")
+        yield blob
+
+
+def _end(count: int) -> bytes:
+    return (0).to_bytes(8, "little") + count.to_bytes(8, "little")
+
+
+def _read_rows(handle: BinaryIO) -> list[Any] | None:
+    rows: list[Any] = []
+    try:
+        while size := int.from_bytes(handle.read(8), "little"):
+            rows += marshal.loads(handle.read(size))
+        complete = int.from_bytes(handle.read(8), "little") == len(rows) and not handle.read()
+    except (ValueError, EOFError, TypeError):
+        return None
+    return rows if complete else None  # a file cut short (it is written without fsync)
 
 
 def shared_strings(value: Any) -> Any:

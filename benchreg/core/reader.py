@@ -8,13 +8,15 @@ list), and :func:`index_by_id` rejects a repeated id naming both places.
 from __future__ import annotations
 
 import gc
+import itertools
 import json
+import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from benchreg.core import fastjson
 from benchreg.core.errors import BenchregError, at
@@ -122,14 +124,29 @@ def read_records(path: Path, *, lenient: bool = False, lines: bool | None = None
 
 
 def iter_list_records(path: Path, *, chunk_chars: int = 1 << 22) -> Iterator[Record]:
-    """The items of a file holding a JSON list, as :func:`read_records` gives them, decoded one
-    at a time from a read buffer of ``chunk_chars``: memory stays one item plus the buffer, not
-    the whole text and every decoded item at once (a 300 MB file decodes to over 1 GB).
+    """The items of a file holding a JSON list, as :func:`read_records` gives them, decoded a
+    read buffer of ``chunk_chars`` at a time: memory stays one buffer of items, not the whole
+    text and every decoded item at once (a 300 MB file decodes to over 1 GB).
 
-    On anything but a well-formed list the file is read again by :func:`read_records`, so the
-    error (and where it is) is the same; items yielded before it stay yielded."""
+    A pretty-printed list (``json.dumps(..., indent=...)``) is decoded a buffer of whole items
+    per decoder call (:func:`iter_list_part` over the whole file); any other list, or one that
+    this fast path cannot read, one item at a time. On anything but a well-formed list the file
+    is read again by :func:`read_records`, so the error (and where it is) is the same; items
+    yielded before it stay yielded."""
+    done = 0
+    whole = list_parts(path, [1.0])
+    if whole is not None:
+        try:
+            for record in iter_list_part(whole[0], chunk_bytes=chunk_chars, label=str(path)):
+                yield record
+                done += 1
+            return
+        except PartUnreadable:
+            pass  # one item at a time from the start (exact errors), after those yielded
     try:
-        yield from _list_items(path, chunk_chars)
+        for index, record in enumerate(_list_items(path, chunk_chars)):
+            if index >= done:
+                yield record
     except _RepeatedKey as exc:  # located here: a whole-file read cannot name the item
         raise BenchregError(
             f"duplicate key {exc.key!r} in one JSON object of item #{exc.index} (the item "
@@ -198,35 +215,22 @@ def _list_items(path: Path, chunk_chars: int) -> Iterator[Record]:
             pos += 1
         else:
             index = 0
-            layout: _Layout | None = None
             while True:
-                group = layout.group(decoder, buf, pos) if layout else None
-                if group is not None:
-                    items, end = group
-                elif layout is not None and layout.failed:
-                    layout = None  # not this file's layout after all: one item at a time
-                    continue
-                else:
-                    while True:
-                        try:
-                            item, end = decode(buf, pos)
-                        except DuplicateKeyError as exc:
-                            raise _RepeatedKey(exc.key, index, dropped + pos) from None
-                        except json.JSONDecodeError:
-                            if eof:
-                                raise
-                            fill()  # an item cut by the end of the buffer: read on
-                            continue
-                        if eof or (end < len(buf) and buf[end] in _AFTER_ITEM):
-                            break
-                        fill()  # "3.25" of a number "3.25e10" cut by the end of the buffer
-                    items = [item]
-                    if index == 0:
-                        layout = _Layout.learn(buf, end)
-                for position, item in enumerate(items):
-                    items[position] = None  # the caller alone keeps what it wants of the item
-                    yield Record(f"{path}[#{index}]", item)
-                    index += 1
+                while True:
+                    try:
+                        item, end = decode(buf, pos)
+                    except DuplicateKeyError as exc:
+                        raise _RepeatedKey(exc.key, index, dropped + pos) from None
+                    except json.JSONDecodeError:
+                        if eof:
+                            raise
+                        fill()  # an item cut by the end of the buffer: read on
+                        continue
+                    if eof or (end < len(buf) and buf[end] in _AFTER_ITEM):
+                        break
+                    fill()  # "3.25" of a number "3.25e10" cut by the end of the buffer
+                yield Record(f"{path}[#{index}]", item)
+                index += 1
                 pos = end
                 token = skip_space()
                 pos += 1
@@ -239,55 +243,139 @@ def _list_items(path: Path, chunk_chars: int) -> Iterator[Record]:
             raise _NotStreamable  # text after the list
 
 
-class _Layout:
-    r"""How a pretty-printed list separates its items, learnt from its first item: the item's last
-    line plus the separator, e.g. ``"\n  },\n  {"`` (json.dumps with indent=2). In such a file
-    that text occurs only between items (deeper objects close with more indentation, and a JSON
-    string holds no raw line break), so everything of a read buffer up to its last occurrence is
-    decoded in one call: one decoder pass over many items (orjson's, when
-    :func:`benchreg.core.fastjson.decode_bytes` can prove it gives what ``json`` would), and the
-    decoder's key memo shares the key strings of all of them (one "yield", not one per item).
+@dataclass(frozen=True, slots=True)
+class ListPart:
+    r"""Whole items of a pretty-printed JSON list file: its bytes ``start:end``, from the ``{``
+    of one item to the ``}`` of another, items separated by ``token`` (the last line of an item
+    and the separator, e.g. ``b"\n  },\n  {"`` for ``indent=2``), of which the first ``close``
+    bytes end an item.
 
-    The guess is checked, not trusted: the slice decodes as a list only if it ends exactly after
-    an item (a slice ending inside an item leaves an object or string open). On any failure the
-    reader goes back to one item at a time, which also locates a real error."""
+    Such a file holds that text only between items: an object nested deeper closes with more
+    indentation, and a JSON string holds no raw line break. A cut there is checked, not trusted:
+    a part whose text is not a list of items does not decode (:func:`iter_list_part`), and the
+    items of parts that each decode are exactly those of the whole file."""
 
-    __slots__ = ("close", "failed", "token")
+    path: Path
+    start: int
+    end: int
+    token: bytes
+    close: int
 
-    def __init__(self, token: str, close: int) -> None:
-        self.token = token
-        self.close = close  # chars of the token that belong to the item before it
-        self.failed = False
 
-    @classmethod
-    def learn(cls, buf: str, end: int) -> _Layout | None:
-        line = buf.rfind("\n", 0, end)
-        if line < 0 or buf[end - 1] != "}" or buf[line:end].strip() != "}":
+def list_parts(
+    path: Path, shares: Sequence[float], *, probe_chars: int = 1 << 22
+) -> list[ListPart] | None:
+    """``path`` cut at item boundaries into ``len(shares)`` parts of about these relative sizes
+    (fewer when a stretch of the file holds no boundary), or None when it is not a
+    pretty-printed list of objects whose layout shows in its first ``probe_chars``."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(probe_chars)
+            handle.seek(max(0, handle.seek(0, os.SEEK_END) - (1 << 16)))
+            tail = handle.read()
+        text = head.decode("utf-8", "ignore")  # a cut multi-byte character at its end
+        opening = _SPACE.match(text).end()  # type: ignore[union-attr]
+        first = _SPACE.match(text, opening + 1).end()  # type: ignore[union-attr]
+        if text[opening : opening + 1] != "[" or not text[:first].isascii():
             return None
-        match = _SEPARATOR.match(buf, end)
-        if match is None:
-            return None
-        return cls(buf[line : match.end()], end - line)
-
-    def group(
-        self, decoder: json.JSONDecoder, buf: str, pos: int
-    ) -> tuple[list[Any], int] | None:
-        cut = buf.rfind(self.token, pos)
-        if cut <= pos:
-            return None
-        end = cut + self.close
-        text = f"[{buf[pos:end]}]"
-        fast, items = fastjson.decode_bytes(text.encode("utf-8", "surrogatepass"))
-        if not fast:
-            try:
-                items = decoder.decode(text)
-            except (json.JSONDecodeError, DuplicateKeyError):
-                self.failed = True
-                return None
-        return items, end
+        _, end = json.JSONDecoder(object_pairs_hook=strict_object).raw_decode(text, first)
+    except (OSError, json.JSONDecodeError, DuplicateKeyError):
+        return None  # the reader's one-item-at-a-time path names any problem
+    layout = _layout(text, end)
+    closing = tail.rstrip(b" \t\n\r")
+    if layout is None or layout[0] not in head or not closing.endswith(b"]"):
+        return None
+    token, close = layout
+    size = path.stat().st_size
+    bounds = [first]  # ASCII before it: characters are bytes
+    with path.open("rb") as handle:
+        for share in itertools.accumulate(shares[:-1]):
+            target = max(int(size * share / sum(shares)), bounds[-1])
+            found = _find(handle, token, target, probe_chars)
+            if found >= 0:
+                bounds += [found + close, found + len(token) - 1]  # "...}" | "{..."
+    bounds.append(size - len(tail) + len(closing[:-1].rstrip(b" \t\n\r")))
+    return [
+        ListPart(path, bounds[i], bounds[i + 1], token, close) for i in range(0, len(bounds), 2)
+    ]
 
 
 _SEPARATOR = re.compile(r"[ \t\r]*,[ \t\n\r]*\{")
+
+
+def _layout(text: str, end: int) -> tuple[bytes, int] | None:
+    """The token and close of :class:`ListPart`, from the first item, ending at ``end``."""
+    line = text.rfind("\n", 0, end)
+    if line < 0 or text[end - 1] != "}" or text[line:end].strip() != "}":
+        return None
+    match = _SEPARATOR.match(text, end)
+    if match is None:
+        return None
+    return text[line : match.end()].encode("ascii"), end - line
+
+
+def _find(handle: BinaryIO, token: bytes, start: int, limit: int) -> int:
+    """The offset of ``token`` at or after ``start`` (looking at most ``limit`` bytes on), or -1."""
+    window = 1 << 16
+    while True:
+        handle.seek(start)
+        data = handle.read(window)
+        found = data.find(token)
+        if found >= 0:
+            return start + found
+        if len(data) < window or window >= limit:
+            return -1
+        window *= 4
+
+
+class PartUnreadable(Exception):
+    """A part that does not decode as a list of items: the one-item-at-a-time reader then
+    names the problem."""
+
+
+def iter_list_part(
+    part: ListPart, *, chunk_bytes: int = 1 << 22, label: str | None = None
+) -> Iterator[Record]:
+    """The items of one part, labelled ``{label}[#i]`` (default ``file[bytes start:end]``),
+    decoded a buffer of whole items per call: orjson where :mod:`benchreg.core.fastjson` proves
+    it gives what ``json`` gives (with one key string per distinct key across the buffer), else
+    ``json`` itself. PartUnreadable when a buffer does not decode (or holds a key twice)."""
+    label = label or f"{part.path}[bytes {part.start}:{part.end}]"
+    index = 0
+    for items in _groups(part, chunk_bytes):
+        for position, item in enumerate(items):
+            items[position] = None  # the caller alone keeps what it wants of the item
+            yield Record(f"{label}[#{index}]", item)
+            index += 1
+
+
+def _groups(part: ListPart, chunk_bytes: int) -> Iterator[list[Any]]:
+    token, close = part.token, part.close
+    try:
+        with part.path.open("rb") as handle:
+            handle.seek(part.start)
+            left, rest = part.end - part.start, b""
+            while left > 0:
+                data = handle.read(min(chunk_bytes, left))
+                if not data:
+                    raise PartUnreadable(part)  # the file changed under the reader
+                left -= len(data)
+                buf = rest + data
+                cut = buf.rfind(token) if left else len(buf) - close
+                if cut < 0:
+                    rest = buf  # no item ends in this buffer: read on
+                    continue
+                rest = buf[cut + len(token) - 1 :]
+                yield _decode_items(b"[" + buf[: cut + close] + b"]")
+    except (OSError, ValueError):  # ValueError: JSONDecodeError, DuplicateKeyError, not UTF-8
+        raise PartUnreadable(part) from None
+
+
+def _decode_items(text: bytes) -> list[Any]:
+    fast, items = fastjson.decode_bytes(text)
+    if fast:
+        return items  # type: ignore[no-any-return]
+    return json.loads(text.decode("utf-8"), object_pairs_hook=strict_object)  # type: ignore[no-any-return]
 
 
 def text_lines(path: Path, *, chunk_chars: int = 1 << 22) -> Iterator[str]:

@@ -275,3 +275,139 @@ def test_a_layout_that_changes_midway_falls_back_to_one_item_at_a_time(tmp_path:
     path = tmp_path / "a.json"
     path.write_text(f"{head},\n  {tail}\n]", encoding="utf-8")
     assert [r.data for r in iter_list_records(path, chunk_chars=300)] == PRETTY_ITEMS
+
+
+def _part_items(parts, chunk: int = 1 << 22) -> list:
+    from benchreg.core.reader import iter_list_part
+
+    return [r.data for part in parts for r in iter_list_part(part, chunk_bytes=chunk)]
+
+
+@pytest.mark.parametrize("indent", [1, 2, 4, "\t"])
+def test_the_parts_of_a_pretty_printed_list_hold_its_items_in_order(
+    tmp_path: Path, indent: int | str
+) -> None:
+    """Cut at item boundaries into parts of about the shares asked for; read part by part (any
+    buffer size), the items are those of the whole file."""
+    from benchreg.core.reader import iter_list_part, list_parts
+
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(PRETTY_ITEMS, indent=indent, ensure_ascii=False) + "\n")
+    for shares in ([1, 1], [1.1, 1, 1], [1] * 7, [3, 1]):
+        parts = list_parts(path, shares)
+        assert parts is not None and len(parts) == len(shares)
+        sizes = [p.end - p.start for p in parts]
+        assert sizes[0] / sizes[-1] == pytest.approx(shares[0] / shares[-1], rel=0.3)
+        for chunk in (5, 97, 1 << 20):
+            assert _part_items(parts, chunk) == PRETTY_ITEMS
+    part = list_parts(path, [1, 1])[1]  # type: ignore[index]
+    assert next(iter_list_part(part)).where == f"{path}[bytes {part.start}:{part.end}][#0]"
+
+
+def test_a_list_with_windows_line_ends_is_cut_too(tmp_path: Path) -> None:
+    from benchreg.core.reader import list_parts
+
+    path = tmp_path / "a.json"
+    path.write_bytes(json.dumps(PRETTY_ITEMS, indent=2).replace("\n", "\r\n").encode())
+    parts = list_parts(path, [1, 1, 1])
+    assert parts is not None and len(parts) == 3 and _part_items(parts, 64) == PRETTY_ITEMS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(PRETTY_ITEMS),  # one line: no layout to cut at
+        "[]",
+        "[\n  1,\n  2\n]",  # not objects
+        "\ufeff" + json.dumps(PRETTY_ITEMS, indent=2),
+        json.dumps(PRETTY_ITEMS, indent=2)[:-1],  # no closing bracket
+        '{"a": 1}',
+    ],
+)
+def test_a_file_that_is_not_a_pretty_printed_list_of_objects_is_not_cut(
+    tmp_path: Path, text: str
+) -> None:
+    from benchreg.core.reader import iter_list_records, list_parts
+
+    path = tmp_path / "a.json"
+    path.write_text(text, encoding="utf-8")
+    assert list_parts(path, [1, 1]) is None
+    if text.rstrip().endswith("]") and not text.startswith("\ufeff"):  # still read as a list
+        assert [r.data for r in iter_list_records(path)] == json.loads(text)
+
+
+NESTED_AT_THE_TOP_INDENT = """[
+  {
+    "a": [
+  {
+    "b": 1
+  },
+  {
+    "c": 2
+  }
+    ]
+  },
+  {
+    "d": 3
+  },
+  {
+    "e": [
+  {
+    "f": 4
+  },
+  {
+    "g": 5
+  }
+    ]
+  }
+]
+"""
+
+
+def test_a_cut_in_the_wrong_place_cannot_go_unnoticed(tmp_path: Path) -> None:
+    """A hand-edited file can hold the separator text inside an item: a part cut there does not
+    decode (PartUnreadable), and the reader of the whole file still reads every item."""
+    from benchreg.core.reader import PartUnreadable, iter_list_records, list_parts
+
+    path = tmp_path / "a.json"
+    path.write_text(NESTED_AT_THE_TOP_INDENT)
+    whole = json.loads(NESTED_AT_THE_TOP_INDENT)
+    unreadable = 0
+    for k in range(1, 20):
+        parts = list_parts(path, [k, 20 - k])
+        assert parts is not None
+        try:
+            assert _part_items(parts) == whole
+        except PartUnreadable:
+            unreadable += 1
+    assert unreadable > 0  # some cut did land inside an item
+    for chunk in (3, 20, 64, 1 << 20):
+        assert [r.data for r in iter_list_records(path, chunk_chars=chunk)] == whole
+
+
+def test_random_pretty_lists_read_the_same_in_parts(tmp_path: Path) -> None:
+    import random
+
+    from benchreg.core.reader import list_parts
+
+    rng = random.Random(7)
+
+    def value(depth: int):
+        kind = rng.randrange(6 if depth < 3 else 3)
+        if kind == 0:
+            return rng.choice([None, True, 0, -1.5, 1e300, 2**70, "x", "é, }\n ]", ""])
+        if kind == 1:
+            return rng.uniform(-1e6, 1e6)
+        if kind == 2:
+            return "".join(rng.choice('ab:{}[],"\\ \t中') for _ in range(rng.randrange(8)))
+        if kind == 3:
+            return [value(depth + 1) for _ in range(rng.randrange(4))]
+        return {f"k{j}": value(depth + 1) for j in range(rng.randrange(4))}
+
+    path = tmp_path / "a.json"
+    for _ in range(40):
+        items = [{"id": i, "v": value(0)} for i in range(rng.randrange(2, 30))]
+        path.write_text(json.dumps(items, indent=rng.choice([1, 2, 3]), ensure_ascii=False))
+        parts = list_parts(path, [rng.uniform(0.5, 2) for _ in range(rng.randrange(1, 5))])
+        assert parts is not None
+        assert _part_items(parts, rng.choice([7, 50, 1 << 20])) == items

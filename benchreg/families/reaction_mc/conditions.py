@@ -24,9 +24,9 @@ def _items(value: Any) -> tuple[tuple[str, str], ...]:
     items = []
     for item in values:
         if type(item) is dict or isinstance(item, Mapping):
-            smiles = item.get("SMILES")
+            content, smiles = item.get("content"), item.get("SMILES")
             pair = (
-                _norm(item.get("content")),
+                _norm_text(content) if type(content) is str else _norm(content),
                 smiles.strip() if type(smiles) is str else str(smiles or "").strip(),
             )
         else:
@@ -38,6 +38,10 @@ def _items(value: Any) -> tuple[tuple[str, str], ...]:
 
 def condition_signature(conditions: Mapping[str, Any]) -> Signature:
     """A hashable, normalised form: keys with no items count as absent."""
+    if len(conditions) == 1:  # an option of a single_varying question
+        for key, value in conditions.items():
+            items = _items(value)
+            return ((key, items),) if items else ()
     pairs = ((key, _items(value)) for key, value in conditions.items())
     return tuple(sorted((key, items) for key, items in pairs if items))
 

@@ -9,14 +9,14 @@ object, or an id given to two questions, is an error). Every question is validat
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from loguru import logger
 from pydantic import TypeAdapter, ValidationError
 
-from benchreg.core import checkcache, registry
+from benchreg.core import checkcache, partload, registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.io import confined, sha256_file
 from benchreg.core.params import loader_params
@@ -65,6 +65,13 @@ def iter_questions(
             f"unknown question_type {question_type!r}", fix=f"one of {', '.join(QUESTION_TYPES)}"
         )
     records = read_records(path) if path.suffix == ".jsonl" else iter_list_records(path)
+    yield from checked_questions(records, question_type, batch=batch)
+
+
+def checked_questions(
+    records: Iterable[Record], question_type: str, *, batch: int = 512
+) -> Iterator[QuestionFields]:
+    """The validated questions of ``records`` (an id given twice is an error)."""
     ids = IdIndex("id", what="question", keep=False)
     pending: list[tuple[str, Record]] = []
     for record in records:
@@ -193,29 +200,62 @@ def load_questions(ctx: LoadContext) -> Dataset:
     key = {"question_type": question_type}
     with gc_paused():  # no collector passes over the growing heap while loading
         rows = checkcache.loaded(LOADED, [path], key)
+        info: dict[str, Any] = {"question_type": question_type, "checks": "cached"}
         if rows is not None:
             logger.info(
                 f"{path.name}: questions (and their checks) reused from an earlier run on this "
                 f"exact file (sha256 {sha256_file(path)[:12]}, cache {checkcache.cache_dir()})"
             )
-            samples = [Sample(*row) for row in rows]
         else:
-            strings: dict[str, str] = {}
-            samples = [to_sample(q, strings) for q in iter_questions(path, question_type)]
-            rows_built = [(s.id, s.input, s.gold, s.meta) for s in samples]
-            checkcache.store_loaded(LOADED, [path], rows_built, key, strings_shared=True)
-    return Dataset(
-        samples=samples,
-        files=[path],
-        info={
-            "question_type": question_type,
-            "questions": len(samples),
-            "checks": "cached" if rows is not None else "run",
-        },
-    )
+            rows, read_by = _built_rows(path, question_type, key)
+            info.update(checks="run", read_by=read_by)
+        samples = [Sample(*row) for row in rows]
+    return Dataset(samples=samples, files=[path], info={**info, "questions": len(samples)})
 
 
 LOADED = "reaction_mc.samples"  # the loaded-data cache's name of this loader's samples
+
+
+def question_rows(records: Iterable[Record], question_type: str) -> list[SampleRow]:
+    """The samples of validated questions as rows ``(id, input, gold, meta)``: what the
+    loaded-data cache keeps, and what core.partload's workers build from their parts."""
+    strings: dict[str, str] = {}
+    return [
+        (s.id, s.input, s.gold, s.meta)
+        for s in (to_sample(q, strings) for q in checked_questions(records, question_type))
+    ]
+
+
+def _built_rows(
+    path: Path, question_type: str, key: dict[str, Any]
+) -> tuple[list[SampleRow], dict[str, Any]]:
+    """The rows of a file not in the cache (several processes for a large JSON list, see
+    core.partload), stored in the cache for the next run; and how many processes read it."""
+    with partload.loaded_in_parts(
+        path,
+        f"{__name__}:question_rows",
+        [question_type],
+        strings_shared=True,
+        rows_files=checkcache.enabled(),
+    ) as parts:
+        if parts is not None and len({row[0] for row in parts.rows}) == len(parts.rows):
+            checkcache.store_loaded(LOADED, [path], [], key, then=parts.rows_files)
+            logger.info(
+                f"{path.name}: {len(parts.rows):,} questions read by "
+                f"{len(parts.worker_peak_rss_mib) + 1} processes (workers' peak RSS "
+                f"{', '.join(f'{m:.0f}' for m in parts.worker_peak_rss_mib)} MiB)"
+            )
+            workers = [round(m, 1) for m in parts.worker_peak_rss_mib]
+            return parts.rows, {"processes": len(workers) + 1, "worker_peak_rss_mib": workers}
+    # one process; also how a problem anywhere (an id given twice included) is reported
+    rows = question_rows(
+        read_records(path) if path.suffix == ".jsonl" else iter_list_records(path), question_type
+    )
+    checkcache.store_loaded(LOADED, [path], rows, key, strings_shared=True)
+    return rows, {"processes": 1}
+
+
+SampleRow = tuple[str, Any, Any, Any]
 
 
 def dump_questions(questions: list[dict[str, Any]]) -> str:

@@ -66,14 +66,20 @@ class _Checker:
 
     def _options(self, qid: str, meta: Mapping[str, Any], scores: QuestionScores) -> None:
         raw_scores = meta.get("scores") or []
+        stored_effective, stored_relative = meta["effective_scores"], meta["option_relative_scores"]
         for i, value in enumerate(scores.effective):
-            listed = yield_value(meta["yields"][i])
-            in_scores = yield_value((raw_scores[i] or {}).get("yield"))
-            if (listed is not None and in_scores is not None
-                    and not self.close(listed, in_scores, 100)):
-                self.error(qid, f"option {i}: meta.yields={meta['yields'][i]!r} but "
-                                f"meta.scores.yield={raw_scores[i].get('yield')!r}")
-            if i in scores.fallback_options:
+            raw = meta["yields"][i]
+            raw_in_scores = (raw_scores[i] or {}).get("yield")
+            if not _same_number(raw, raw_in_scores):
+                listed, in_scores = yield_value(raw), yield_value(raw_in_scores)
+                if (listed is not None and in_scores is not None
+                        and not self.close(listed, in_scores, 100)):
+                    self.error(qid, f"option {i}: meta.yields={raw!r} but "
+                                    f"meta.scores.yield={raw_in_scores!r}")
+            if i in scores.fallback_options or (
+                _same_number(stored_effective[i], value)
+                and _same_number(stored_relative[i], scores.relative[i])
+            ):
                 continue
             stored = number(meta["effective_scores"][i])
             if stored is None:
@@ -95,7 +101,7 @@ class _Checker:
     def _best(
         self, qid: str, sample: Sample, meta: Mapping[str, Any], scores: QuestionScores
     ) -> None:
-        answer = sorted(set(sample.gold))
+        answer = sample.gold if sample.gold == scores.best else sorted(set(sample.gold))
         if answer != sorted(scores.best):
             self.error(qid, f"answer={answer} but the best option(s) by the formula are "
                             f"{sorted(scores.best)} (effective {_fmt(scores.effective)})")
@@ -126,11 +132,10 @@ class _Checker:
         qtype = data["question_type"]
         inp = data["input"]
         options = data["options"]
-        signatures = [condition_signature(option) for option in options]
-        if len(set(signatures)) != len(signatures):
+        if len({condition_signature(option) for option in options}) != len(options):
             self.warn(qid, "two options have identical conditions")
-        overlap = set(inp.get("constant_conditions") or {}).intersection(
-            *[set(option) for option in options]) if options else set()
+        constant = inp.get("constant_conditions")
+        overlap = set(constant).intersection(*options) if constant and options else ()
         if overlap:
             self.warn(qid, f"keys {sorted(overlap)} are both constant and in every option")
         if base_family(qtype) == "all_varying":
@@ -143,7 +148,7 @@ class _Checker:
             if inp.get("fixed_conditions") is None:
                 self.warn(qid, "single_varying question without input.fixed_conditions")
             target = data.get("target_key")
-            if any(set(option) != {target} for option in options):
+            if any(len(option) != 1 or target not in option for option in options):
                 self.warn(qid, f"an option sets keys other than target_key {target!r}")
 
     def _references(self, qid: str, sample: Sample, scores: QuestionScores) -> None:
@@ -175,6 +180,11 @@ class _Checker:
             ):
                 self.error(qid, f"reference {k} (effective {value:.6g}) exposes the table's top "
                                 f"score {global_best:g}")
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    """Two equal finite floats (which every check here accepts as agreeing, at any tolerance)."""
+    return type(a) is float and a == b and a - a == 0.0
 
 
 def _reference_effective(ref: Mapping[str, Any]) -> float | None:

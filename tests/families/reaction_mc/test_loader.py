@@ -198,3 +198,55 @@ def test_a_repeated_load_of_an_unchanged_file_reuses_its_samples(
     questions[0]["meta"]["yields"][0] = 10.0  # same numbers, other bytes
     release({"all_varying": questions})
     assert load().info["checks"] == "run" and len(built) == 5
+
+
+def _many(question, n: int = 120) -> list[dict[str, Any]]:
+    return [question(f"t{i}_q1", SV, [{"yield": 10 + i % 7}, {"yield": 5, "ee": 90}])
+            for i in range(n)]
+
+
+def test_a_file_read_by_several_processes_gives_the_one_process_samples(
+    question, release, tmp_path: Path, monkeypatch
+) -> None:
+    """core.partload: a worker process builds the second half; same samples, same order, and the
+    cache entry they leave is read back as the same samples."""
+    from benchreg.core import checkcache
+    from benchreg.core.run import data_root_for, load_dataset
+
+    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    spec = load_task(f"reaction_mc/{SV}")
+    root = release({SV: _many(question)})
+
+    def load(workers: int, cache: str):
+        monkeypatch.setenv("BENCHREG_LOAD_WORKERS", str(workers))
+        monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / cache))
+        dataset = load_dataset(spec, None, data_root_for(spec, {"reaction_mc": str(root)}))
+        return dataset, [(s.id, s.input, s.gold, s.meta) for s in dataset.samples]
+
+    one, one_rows = load(0, "a")
+    two, two_rows = load(1, "b")
+    assert one.info["read_by"] == {"processes": 1}
+    assert two.info["read_by"]["processes"] == 2
+    assert two_rows == one_rows and len(two_rows) == 120
+    again, again_rows = load(1, "b")
+    assert again.info["checks"] == "cached" and again_rows == one_rows
+
+
+@pytest.mark.parametrize("where", ["second half", "across halves"])
+def test_a_problem_in_a_worker_part_is_reported_as_in_one_process(
+    question, release, monkeypatch, where: str
+) -> None:
+    questions = _many(question)
+    if where == "second half":
+        questions[100]["answer"] = [7]
+    else:
+        questions[110]["id"] = questions[3]["id"]
+    root = release({SV: questions})
+    errors = []
+    for workers in ("0", "1"):
+        monkeypatch.setenv("BENCHREG_LOAD_WORKERS", workers)
+        with pytest.raises(BenchregError) as info:
+            _load(root)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+    assert ("[#100]" in errors[0]) if where == "second half" else ("[#110]" in errors[0])

@@ -1,0 +1,190 @@
+"""A large JSON list file loaded by several processes at once, each building the rows of one part.
+
+Decoding and validating is CPU-bound Python, which threads cannot run in parallel; processes can.
+The loading process cuts the file at item boundaries (:func:`benchreg.core.reader.list_parts`),
+starts one worker process per part but the first (``python -m benchreg.core.partload``: a fresh
+interpreter, never a re-run of the caller's ``__main__``), builds the first part's rows itself,
+then reads the workers' rows files (:func:`benchreg.core.checkcache.write_rows`; the loaded-data
+cache copies them into its entry as they are).
+
+The rows are those the loader's own one-process read gives, in file order: each part is read by
+the same reader and built by the same function (``rows_of``, named ``"module:function"``).
+Anything else gives None and the loader reads the whole file in one process, which names the
+problem exactly as it always does: a part that is not well-formed, a rule broken in any part
+(``rows_of`` raised :class:`BenchregError`), a worker that failed or died, an id repeated across
+parts (checked by the caller).
+
+Workers: ``$BENCHREG_LOAD_WORKERS`` (0 = one process), else one fewer than the CPUs this process
+may use (at most :data:`MAX_PROCESSES` processes in all) for a file of :data:`MIN_BYTES` or more.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from benchreg.core import checkcache
+from benchreg.core.errors import BenchregError
+from benchreg.core.reader import ListPart, PartUnreadable, iter_list_part, list_parts
+
+MIN_BYTES = 64 << 20  # a worker takes ~0.4 s to start; below ~30 MiB it saves nothing
+MAX_PROCESSES = 4
+WORKERS_ENV = "BENCHREG_LOAD_WORKERS"
+PARENT_SHARE = 1.1  # this process's part is larger: a worker starts later
+
+RowsOf = Callable[..., list[Any]]  # (records of one part, *args) -> rows
+
+
+@dataclass(frozen=True)
+class PartsLoaded:
+    rows: list[Any]  # every row, in file order
+    rows_files: list[Path]  # with ``rows_files=True``: rows files holding ``rows``, in order
+    worker_peak_rss_mib: list[float]  # each worker process's own peak (this process's aside)
+
+
+def worker_count(path: Path) -> int:
+    setting = os.environ.get(WORKERS_ENV, "").strip()
+    if setting:
+        try:
+            return max(0, int(setting))
+        except ValueError:
+            raise BenchregError(
+                f"{WORKERS_ENV}={setting!r} is not a whole number",
+                fix=f"set {WORKERS_ENV} to 0 (load in one process) or a number of workers",
+            ) from None
+    try:
+        if path.stat().st_size < MIN_BYTES:
+            return 0
+    except OSError:
+        return 0
+    return min(len(os.sched_getaffinity(0)), MAX_PROCESSES) - 1
+
+
+@contextmanager
+def loaded_in_parts(
+    path: Path,
+    rows_of: str,
+    args: Iterable[Any] = (),
+    *,
+    strings_shared: bool = False,
+    rows_files: bool = False,
+) -> Iterator[PartsLoaded | None]:
+    """The rows of ``path`` built by ``rows_of(records, *args)`` over its parts in parallel, or
+    None (one process is enough, or it has to read the file itself: see the module).
+
+    With ``rows_files`` this process also writes its own part's rows file while the workers are
+    still at theirs (for the loaded-data cache, which then copies every part's file as it is);
+    the files live until the block ends. ``strings_shared``: see
+    :func:`benchreg.core.checkcache.write_rows`."""
+    workers = worker_count(path)
+    parts = list_parts(path, [PARENT_SHARE] + [1.0] * workers) if workers else None
+    if parts is None or len(parts) < 2:
+        yield None
+        return
+    build = {"rows_of": rows_of, "args": list(args), "strings_shared": strings_shared}
+    with tempfile.TemporaryDirectory(prefix="benchreg-parts-") as tmp:
+        yield _load(parts, build, Path(tmp), rows_files)
+
+
+def _load(
+    parts: list[ListPart], build: dict[str, Any], tmp: Path, rows_files: bool
+) -> PartsLoaded | None:
+    jobs = [_start(part, build, tmp / f"part{k}") for k, part in enumerate(parts[1:], start=1)]
+    own_file = tmp / "part0.rows"
+    try:
+        rows = _rows(parts[0], build)
+        if rows is None:
+            return None
+        if rows_files:
+            checkcache.write_rows(own_file, rows, strings_shared=build["strings_shared"])
+        peaks = []
+        for process, rows_file in jobs:
+            code, peak = _wait(process)
+            peaks.append(peak)
+            more = checkcache.read_rows(rows_file) if code == 0 else None
+            if more is None:
+                _log_failure(rows_file, code)
+                return None
+            rows += more
+    finally:
+        for process, _ in jobs:
+            if process.poll() is None:  # this process's own part failed: stop the rest
+                process.kill()
+                process.wait()
+    return PartsLoaded(rows, [own_file, *[f for _, f in jobs]] if rows_files else [], peaks)
+
+
+def _wait(process: subprocess.Popen[bytes]) -> tuple[int, float]:
+    """The worker's exit code and peak RSS in MiB."""
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return process.returncode, usage.ru_maxrss / 1024
+
+
+def _rows(part: ListPart, build: dict[str, Any]) -> list[Any] | None:
+    module, _, name = build["rows_of"].partition(":")
+    rows_of: RowsOf = getattr(importlib.import_module(module), name)
+    try:
+        return rows_of(iter_list_part(part), *build["args"])
+    except (BenchregError, PartUnreadable):
+        return None
+
+
+def _start(
+    part: ListPart, build: dict[str, Any], out: Path
+) -> tuple[subprocess.Popen[bytes], Path]:
+    spec = {
+        "part": [str(part.path), part.start, part.end, part.token.decode("ascii"), part.close],
+        "out": str(out),
+        **build,
+    }
+    python_path = os.pathsep.join(entry for entry in sys.path if entry)  # what imports here
+    with out.with_suffix(".log").open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "benchreg.core.partload", json.dumps(spec)],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            env={**os.environ, "PYTHONPATH": python_path},
+        )
+    return process, out.with_suffix(".rows")
+
+
+def _log_failure(rows_file: Path, code: int) -> None:
+    log = rows_file.with_suffix(".log")
+    last = log.read_text("utf-8", "replace").strip().splitlines()[-1:] if log.exists() else []
+    logger.debug(
+        f"load worker exited with {code} ({' '.join(last) or 'no message'}): reading the whole "
+        "file in this process"
+    )
+
+
+def _work(spec: dict[str, Any]) -> int:
+    """A worker: the rows of one part into its rows file; exit code 3 when the part has a problem
+    (the loading process then reads the whole file and reports it)."""
+    from benchreg.core.reader import gc_paused
+
+    with gc_paused():
+        path, start, end, token, close = spec["part"]
+        rows = _rows(ListPart(Path(path), start, end, token.encode("ascii"), close), spec)
+        if rows is None:
+            return 3
+        checkcache.write_rows(
+            Path(spec["out"]).with_suffix(".rows"), rows, strings_shared=spec["strings_shared"]
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_work(json.loads(sys.argv[1])))

@@ -1,0 +1,106 @@
+"""Loading a large JSON list in several processes (core.partload): real worker processes build
+their parts' rows; the result is the one-process result, or None when any part has a problem."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchreg.core import checkcache, partload
+from benchreg.core.errors import BenchregError
+from benchreg.core.reader import Record, iter_list_records
+
+ROWS_OF = f"{__name__}:rows_of_items"
+
+
+def rows_of_items(records: Iterable[Record], tag: str) -> list[Any]:
+    """A loader's row builder: a rule (no item may say "bad") and a row per item."""
+    rows = []
+    for record in records:
+        if record.data.get("bad"):
+            raise BenchregError("a bad item", where=record.where)
+        rows.append((record.data["id"], tag, record.data["payload"]))
+    return rows
+
+
+def _write(path: Path, n: int, bad: int | None = None) -> list[dict[str, Any]]:
+    items = [{"id": f"q{i}", "payload": {"x": [i, "é" * (i % 3)], "s": "a:b"}} for i in range(n)]
+    if bad is not None:
+        items[bad]["bad"] = True
+    path.write_text(json.dumps(items, indent=2, ensure_ascii=False), encoding="utf-8")
+    return items
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_rows_built_in_parts_are_the_one_process_rows(
+    tmp_path: Path, monkeypatch, workers: int
+) -> None:
+    monkeypatch.setenv(partload.WORKERS_ENV, str(workers))
+    path = tmp_path / "items.json"
+    _write(path, 300)
+    expected = rows_of_items(iter_list_records(path), "t")
+    with partload.loaded_in_parts(path, ROWS_OF, ["t"], rows_files=True) as parts:
+        assert parts is not None
+        assert parts.rows == expected
+        assert len(parts.rows_files) == workers + 1  # this process's part first
+        assert [r for f in parts.rows_files for r in checkcache.read_rows(f)] == expected
+        assert len(parts.worker_peak_rss_mib) == workers
+        assert all(peak > 10 for peak in parts.worker_peak_rss_mib)
+    assert not any(f.exists() for f in parts.rows_files)  # gone with the block
+
+
+@pytest.mark.parametrize("bad", [0, 150, 299])
+def test_a_problem_in_any_part_leaves_the_file_to_one_process(
+    tmp_path: Path, monkeypatch, bad: int
+) -> None:
+    """The loader's own one-process read then names it (exactly as it always does)."""
+    monkeypatch.setenv(partload.WORKERS_ENV, "2")
+    path = tmp_path / "items.json"
+    _write(path, 300, bad=bad)
+    with partload.loaded_in_parts(path, ROWS_OF, ["t"]) as parts:
+        assert parts is None
+    with pytest.raises(BenchregError, match=rf"items\.json\[#{bad}\]: a bad item"):
+        rows_of_items(iter_list_records(path), "t")
+
+
+def rows_or_die(records: Iterable[Record], tag: str) -> list[Any]:
+    if os.environ["LOADING_PROCESS"] != str(os.getpid()):
+        os._exit(9)  # a worker killed halfway (out of memory, ...)
+    return rows_of_items(records, tag)
+
+
+def test_a_worker_that_dies_leaves_the_file_to_one_process(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv(partload.WORKERS_ENV, "1")
+    monkeypatch.setenv("LOADING_PROCESS", str(os.getpid()))
+    path = tmp_path / "items.json"
+    _write(path, 100)
+    with partload.loaded_in_parts(path, f"{__name__}:rows_or_die", ["t"]) as parts:
+        assert parts is None
+
+
+def test_one_process_for_small_files_unsplittable_files_and_workers_0(
+    tmp_path: Path, monkeypatch
+) -> None:
+    path = tmp_path / "items.json"
+    _write(path, 50)
+    monkeypatch.delenv(partload.WORKERS_ENV, raising=False)
+    assert path.stat().st_size < partload.MIN_BYTES
+    assert partload.worker_count(path) == 0
+    monkeypatch.setenv(partload.WORKERS_ENV, "0")
+    with partload.loaded_in_parts(path, ROWS_OF, ["t"]) as parts:
+        assert parts is None
+    monkeypatch.setenv(partload.WORKERS_ENV, "1")
+    path.write_text(json.dumps([{"id": "a", "payload": 1}, {"id": "b", "payload": 2}]))
+    with partload.loaded_in_parts(path, ROWS_OF, ["t"]) as parts:
+        assert parts is None  # one line: no item boundary to cut at
+
+
+def test_a_bad_worker_setting_is_one_clear_error(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv(partload.WORKERS_ENV, "two")
+    with pytest.raises(BenchregError, match=r"BENCHREG_LOAD_WORKERS='two' is not a whole number"):
+        partload.worker_count(tmp_path / "items.json")
