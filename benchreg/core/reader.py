@@ -75,6 +75,8 @@ def read_json_strict(path: Path) -> Any:
         ) from None
     except DuplicateKeyError as exc:
         raise BenchregError(str(exc), where=path, fix="give every key once") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise BenchregError(f"unreadable JSON value ({exc})", where=path) from None
 
 
 @contextmanager
@@ -226,6 +228,8 @@ def _list_items(path: Path, chunk_chars: int) -> Iterator[Record]:
                             raise
                         fill()  # an item cut by the end of the buffer: read on
                         continue
+                    except ValueError:  # an overlong integer: the whole-file read names it
+                        raise _NotStreamable from None
                     if eof or (end < len(buf) and buf[end] in _AFTER_ITEM):
                         break
                     fill()  # "3.25" of a number "3.25e10" cut by the end of the buffer
@@ -279,7 +283,7 @@ def list_parts(
         if text[opening : opening + 1] != "[" or not text[:first].isascii():
             return None
         _, end = json.JSONDecoder(object_pairs_hook=strict_object).raw_decode(text, first)
-    except (OSError, json.JSONDecodeError, DuplicateKeyError):
+    except (OSError, ValueError):  # JSONDecodeError, DuplicateKeyError, an overlong integer
         return None  # the reader's one-item-at-a-time path names any problem
     layout = _layout(text, end)
     closing = tail.rstrip(b" \t\n\r")
@@ -416,7 +420,7 @@ def json_lines(path: Path, *, lenient: bool = False) -> Iterator[tuple[int, Any,
             continue
         try:
             value = decode(line)
-        except (json.JSONDecodeError, DuplicateKeyError) as exc:
+        except ValueError as exc:  # JSONDecodeError, DuplicateKeyError, an overlong integer
             reason = (
                 f"malformed JSON ({exc.msg}, column {exc.colno})"
                 if isinstance(exc, json.JSONDecodeError)

@@ -11,7 +11,7 @@ import pytest
 
 from benchreg.core import fastjson, reader
 from benchreg.core.errors import BenchregError
-from benchreg.core.reader import DuplicateKeyError, read_json_strict, read_records, strict_object
+from benchreg.core.reader import read_json_strict, read_records, strict_object
 
 DOCUMENTS = [
     '{"a": 1, "b": [1, 2.5, -0, -0.0, 1e5, 1E-7, true, false, null]}',
@@ -41,6 +41,9 @@ DOCUMENTS = [
     "  ",
     '{"a": "é", "b": "中文：冒号"}',
     "[" * 3000 + "]" * 3000,
+    "[" * 990 + "]" * 990,  # about Python's recursion limit
+    '{"n": ' + "9" * 4300 + "}",  # Python's digit limit for int("...")
+    '{"n": ' + "9" * 4301 + "}",
     '{"a": 1}\r\n',
 ]
 
@@ -71,6 +74,7 @@ BAD_LINES = [
     '{"a": "\u2028"}',
     "\x0b",
     '{"a": 1}\r{"b": 2}',
+    '{"n": ' + "9" * 4301 + "}",  # more digits than Python converts
 ]
 
 
@@ -80,7 +84,7 @@ ALL_DOCUMENTS = [*DOCUMENTS, *LINES, *BAD_LINES]
 def _outcome(fn, arg):  # type: ignore[no-untyped-def]
     try:
         return ("ok", repr(fn(arg)))
-    except (json.JSONDecodeError, DuplicateKeyError) as exc:
+    except ValueError as exc:  # JSONDecodeError, DuplicateKeyError, an int over Python's limit
         return ("error", type(exc).__name__, str(exc))
     except RecursionError:
         return ("error", "RecursionError")
