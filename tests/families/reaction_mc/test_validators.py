@@ -161,3 +161,80 @@ def test_findings_of_unchanged_files_are_reused_and_recomputed_after_a_change(
     bad["meta"]["effective_scores"][0] = 80.0  # fixed: the file's sha256 changes
     release({AV: [bad, question("c_q2", AV, [{"yield": 5}, {"yield": 9}])]})
     assert _findings(AV, root) == [] and computed == [1, 1]
+
+
+def _perturbed_samples(count: int, seed: int) -> list:
+    """Questions of the embedded sample with random disagreements planted in their numbers
+    (slightly or far off, missing, of the wrong type, NaN, notation cells)."""
+    import copy
+    import json
+    import random
+
+    from pydantic import TypeAdapter, ValidationError
+
+    from benchreg.families.reaction_mc.loader import to_sample
+    from benchreg.families.reaction_mc.records import Question
+
+    sample = Path(__file__).parents[3] / "benchreg/families/reaction_mc/sample"
+    pool = [q for qtype in ("single_varying", "all_varying", "single_varying_reference")
+            for q in json.loads((sample / f"multiple_choice_{qtype}.json").read_text("utf-8"))]
+    rng = random.Random(seed)
+    odd = [None, 0, 1, True, "x", float("nan"), float("inf"), -1.0, 0.0]
+
+    def near(x):
+        base = x if type(x) is float and x == x else 1.0
+        return base * (1 + rng.choice([1e-7, 1e-3, 0.5, -1e-3, -0.3]))
+
+    def perturb(q):
+        q = copy.deepcopy(q)
+        meta, n = q["meta"], len(q["options"])
+        for _ in range(rng.randrange(4)):
+            i, kind = rng.randrange(n), rng.randrange(11)
+            if kind < 2:
+                name = ("effective_scores", "option_relative_scores")[kind]
+                meta[name][i] = rng.choice([*odd, near(meta[name][i])])
+            elif kind == 2:
+                meta["yields"][i] = rng.choice([*odd, meta["yields"][i]])
+            elif kind == 3:
+                meta["scores"][i]["yield"] = rng.choice([*odd, 50.0, "95%", ">99"])
+            elif kind < 8:
+                name = ("best_effective_score", "best_yield", "global_best_effective_score",
+                        "global_best_yield")[kind - 4]
+                meta[name] = rng.choice([*odd, near(meta.get(name)), 99.0, 1.0])
+            elif kind == 8:
+                q["answer"] = [rng.randrange(n)]
+            elif kind == 9:
+                meta["scores"][i]["ee"] = rng.choice([None, 90, "95% ee", "n.d.", -20])
+            else:
+                meta["scores"][i]["dr"] = rng.choice([None, "10:1", ">20:1", 3])
+        return q
+
+    adapter = TypeAdapter(Question)
+    out = []
+    for k in range(count):
+        try:
+            out.append(to_sample(adapter.validate_python(perturb(pool[k % len(pool)]))))
+        except ValidationError:
+            continue
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_quick_agreement_check_finds_what_the_full_checks_find(seed: int, monkeypatch) -> None:
+    """The checker skips its per-option checks for a question whose numbers agree (`_agrees`);
+    on questions with planted disagreements its findings are those of the full checks."""
+    from benchreg.families.reaction_mc import validators
+
+    samples = _perturbed_samples(600, seed)
+
+    def findings():
+        checker = validators._Checker(1e-4, 1e-4)
+        for sample in samples:
+            checker.question(sample)
+        return [(f.where, f.message, f.severity) for f in checker.findings]
+
+    quick = findings()
+    monkeypatch.setattr(validators._Checker, "_agrees", lambda *args: False)
+    full = findings()
+    assert quick == full
+    assert len(full) > 300 and len({message.split(":")[0] for _, message, _ in full}) > 20
