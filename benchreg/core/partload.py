@@ -64,11 +64,13 @@ def worker_count(path: Path) -> int:
                 fix=f"set {WORKERS_ENV} to 0 (load in one process) or a number of workers",
             ) from None
     try:
-        if path.stat().st_size < MIN_BYTES:
+        if path.stat().st_size < MIN_BYTES or not hasattr(os, "wait4"):  # wait4: not on Windows
             return 0
     except OSError:
         return 0
-    return min(len(os.sched_getaffinity(0)), MAX_PROCESSES) - 1
+    usable = getattr(os, "sched_getaffinity", None)  # the CPUs this process may use (Linux)
+    cpus = len(usable(0)) if usable else os.cpu_count() or 1
+    return min(cpus, MAX_PROCESSES) - 1
 
 
 @contextmanager

@@ -60,18 +60,22 @@ def iter_questions(
     """:func:`read_questions` as a stream: a JSON list file is decoded a read buffer at a time
     (core.reader.iter_list_records) and checked in batches, so memory holds one buffer's raw
     questions, not the whole file decoded."""
-    if question_type not in QUESTION_TYPES:
-        raise BenchregError(
-            f"unknown question_type {question_type!r}", fix=f"one of {', '.join(QUESTION_TYPES)}"
-        )
-    records = read_records(path) if path.suffix == ".jsonl" else iter_list_records(path)
-    yield from checked_questions(records, question_type, batch=batch)
+    yield from checked_questions(question_records(path), question_type, batch=batch)
+
+
+def question_records(path: Path) -> Iterable[Record]:
+    """The records of a question file: a JSON list (streamed), or JSON Lines (`.jsonl`)."""
+    return read_records(path) if path.suffix == ".jsonl" else iter_list_records(path)
 
 
 def checked_questions(
     records: Iterable[Record], question_type: str, *, batch: int = 512
 ) -> Iterator[QuestionFields]:
     """The validated questions of ``records`` (an id given twice is an error)."""
+    if question_type not in QUESTION_TYPES:
+        raise BenchregError(
+            f"unknown question_type {question_type!r}", fix=f"one of {', '.join(QUESTION_TYPES)}"
+        )
     ids = IdIndex("id", what="question", keep=False)
     pending: list[tuple[str, Record]] = []
     for record in records:
@@ -248,9 +252,7 @@ def _built_rows(
             workers = [round(m, 1) for m in parts.worker_peak_rss_mib]
             return parts.rows, {"processes": len(workers) + 1, "worker_peak_rss_mib": workers}
     # one process; also how a problem anywhere (an id given twice included) is reported
-    rows = question_rows(
-        read_records(path) if path.suffix == ".jsonl" else iter_list_records(path), question_type
-    )
+    rows = question_rows(question_records(path), question_type)
     checkcache.store_loaded(LOADED, [path], rows, key, strings_shared=True)
     return rows, {"processes": 1}
 

@@ -250,3 +250,14 @@ def test_a_problem_in_a_worker_part_is_reported_as_in_one_process(
         errors.append(str(info.value))
     assert errors[0] == errors[1]
     assert ("[#100]" in errors[0]) if where == "second half" else ("[#110]" in errors[0])
+
+
+def test_an_unknown_question_type_is_one_clear_error(question, release) -> None:
+    from benchreg.core.run import data_root_for, load_dataset
+
+    spec = load_task(f"reaction_mc/{SV}")
+    spec = spec.model_copy(update={"loader": spec.loader.model_copy(
+        update={"params": {"question_type": "single_varyng"}})})
+    root = release({SV: _many(question, 3)})
+    with pytest.raises(BenchregError, match="unknown question_type 'single_varyng'"):
+        load_dataset(spec, None, data_root_for(spec, {"reaction_mc": str(root)}))
