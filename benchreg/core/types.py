@@ -92,6 +92,9 @@ class Dataset:
     files: list[Path]  # every data file read (hashed into provenance.json)
     warnings: list[str] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
+    # checks the loader already ran while building the samples, by name, for the validators
+    # that report them (a family's own format; not written anywhere as such)
+    checked: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

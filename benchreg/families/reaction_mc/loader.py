@@ -22,6 +22,11 @@ from benchreg.core.io import confined, sha256_file
 from benchreg.core.params import loader_params
 from benchreg.core.reader import IdIndex, Record, gc_paused, iter_list_records, read_records
 from benchreg.core.types import Dataset, LoadContext, Sample
+from benchreg.families.reaction_mc.consistency import (
+    DEFAULT_ABS_TOL,
+    DEFAULT_REL_TOL,
+    QuestionChecker,
+)
 from benchreg.families.reaction_mc.effective import formula_scores
 from benchreg.families.reaction_mc.records import (
     QUESTION_TYPES,
@@ -201,7 +206,7 @@ def load_questions(ctx: LoadContext) -> Dataset:
             f"task {ctx.task_name} must name exactly one data file", fix="set `data: [<file>]`"
         )
     path = confined(resolve_data_file(ctx.data[0]), ctx.data_root)
-    key = {"question_type": question_type}
+    key = {"question_type": question_type, "checked_with": list(TOLERANCES)}
     with gc_paused():  # no collector passes over the growing heap while loading
         rows = checkcache.loaded(LOADED, [path], key)
         info: dict[str, Any] = {"question_type": question_type, "checks": "cached"}
@@ -213,21 +218,36 @@ def load_questions(ctx: LoadContext) -> Dataset:
         else:
             rows, read_by = _built_rows(path, question_type, key)
             info.update(checks="run", read_by=read_by)
-        samples = [Sample(*row) for row in rows]
-    return Dataset(samples=samples, files=[path], info={**info, "questions": len(samples)})
+        samples = [Sample(row[0], row[1], row[2], row[3]) for row in rows]
+        findings = [finding for row in rows for finding in row[4]]
+    return Dataset(
+        samples=samples,
+        files=[path],
+        info={**info, "questions": len(samples)},
+        checked={LOADER_CHECKS: {"tolerances": list(TOLERANCES), "findings": findings}},
+    )
 
 
 LOADED = "reaction_mc.samples"  # the loaded-data cache's name of this loader's samples
+LOADER_CHECKS = "reaction_mc_consistency"  # Dataset.checked: the findings made while loading
+TOLERANCES = (DEFAULT_REL_TOL, DEFAULT_ABS_TOL)
 
 
 def question_rows(records: Iterable[Record], question_type: str) -> list[SampleRow]:
-    """The samples of validated questions as rows ``(id, input, gold, meta)``: what the
-    loaded-data cache keeps, and what core.partload's workers build from their parts."""
+    """The samples of validated questions as rows ``(id, input, gold, meta, findings)``, the
+    findings being those of the consistency checks at the default tolerances (as tuples): what
+    the loaded-data cache keeps, and what core.partload's workers build from their parts."""
     strings: dict[str, str] = {}
-    return [
-        (s.id, s.input, s.gold, s.meta)
-        for s in (to_sample(q, strings) for q in checked_questions(records, question_type))
-    ]
+    checker = QuestionChecker(*TOLERANCES)
+    found = checker.findings
+    rows: list[SampleRow] = []
+    for question in checked_questions(records, question_type):
+        sample = to_sample(question, strings)
+        before = len(found)
+        checker.question(sample)
+        findings = tuple((f.where, f.message, f.severity) for f in found[before:])
+        rows.append((sample.id, sample.input, sample.gold, sample.meta, findings))
+    return rows
 
 
 def _built_rows(
@@ -257,7 +277,7 @@ def _built_rows(
     return rows, {"processes": 1}
 
 
-SampleRow = tuple[str, Any, Any, Any]
+SampleRow = tuple[str, Any, Any, Any, tuple[tuple[str, str, str], ...]]
 
 
 def dump_questions(questions: list[dict[str, Any]]) -> str:

@@ -201,8 +201,11 @@ def test_a_repeated_load_of_an_unchanged_file_reuses_its_samples(
 
 
 def _many(question, n: int = 120) -> list[dict[str, Any]]:
-    return [question(f"t{i}_q1", SV, [{"yield": 10 + i % 7}, {"yield": 5, "ee": 90}])
-            for i in range(n)]
+    questions = [question(f"t{i}_q1", SV, [{"yield": 10 + i % 7}, {"yield": 5, "ee": 90}])
+                 for i in range(n)]
+    for q in questions[::9]:  # a consistency finding here and there, in every part
+        q["meta"]["effective_scores"][0] += 1.0
+    return questions
 
 
 def test_a_file_read_by_several_processes_gives_the_one_process_samples(
@@ -228,6 +231,8 @@ def test_a_file_read_by_several_processes_gives_the_one_process_samples(
     assert one.info["read_by"] == {"processes": 1}
     assert two.info["read_by"]["processes"] == 2
     assert two_rows == one_rows and len(two_rows) == 120
+    assert two.checked == one.checked  # the consistency findings made while loading
+    assert len(one.checked["reaction_mc_consistency"]["findings"]) == 14
     again, again_rows = load(1, "b")
     assert again.info["checks"] == "cached" and again_rows == one_rows
 

@@ -142,7 +142,7 @@ def test_findings_of_unchanged_files_are_reused_and_recomputed_after_a_change(
     question, release, monkeypatch, tmp_path: Path
 ) -> None:
     from benchreg.core import checkcache
-    from benchreg.families.reaction_mc import validators
+    from benchreg.families.reaction_mc import consistency
 
     monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)  # cache these small files too
@@ -152,15 +152,39 @@ def test_findings_of_unchanged_files_are_reused_and_recomputed_after_a_change(
     first = _findings(AV, root)
     assert [f.where for f in first] == ["c_q1"]
 
-    computed = []
-    real_checker = validators._Checker
-    monkeypatch.setattr(validators, "_Checker", lambda *a: computed.append(1) or real_checker(*a))
+    computed = []  # questions checked, by the loader or the validator
+    real_question = consistency.QuestionChecker.question
+    monkeypatch.setattr(consistency.QuestionChecker, "question",
+                        lambda self, s: computed.append(s.id) or real_question(self, s))
     assert _findings(AV, root) == first and computed == []  # reused
-    assert _findings(AV, root, rel_tol=1e-6) == first and computed == [1]  # other params
+    assert _findings(AV, root, rel_tol=1e-6) == first and computed == ["c_q1", "c_q2"]
 
     bad["meta"]["effective_scores"][0] = 80.0  # fixed: the file's sha256 changes
     release({AV: [bad, question("c_q2", AV, [{"yield": 5}, {"yield": 9}])]})
-    assert _findings(AV, root) == [] and computed == [1, 1]
+    computed.clear()
+    assert _findings(AV, root) == [] and computed == ["c_q1", "c_q2"]  # once, while loading
+
+
+def test_the_loader_checks_each_question_as_the_validator_would(question, release) -> None:
+    """At the default tolerances the validator reports the findings the loader made while
+    building the samples: the same as checking the loaded samples again."""
+    from benchreg.families.reaction_mc import consistency, validators
+
+    bad = question("c_q1", AV, [{"yield": 80}, {"yield": 40}])
+    bad["meta"]["effective_scores"][0] = 70.0
+    bad["meta"]["option_relative_scores"][1] = 0.3
+    root = release({AV: [bad, question("c_q2", AV, [{"yield": 5}, {"yield": 5}])]})
+    spec = load_task(f"reaction_mc/{AV}")
+    dataset = load_dataset(spec, None, data_root_for(spec, {"reaction_mc": str(root)}))
+    made = dataset.checked["reaction_mc_consistency"]
+    assert made["tolerances"] == [1e-4, 1e-4] and len(made["findings"]) >= 2
+    checker = consistency.QuestionChecker(1e-4, 1e-4)
+    for sample in dataset.samples:
+        checker.question(sample)
+    assert [tuple(f) for f in made["findings"]] == [
+        (f.where, f.message, f.severity) for f in checker.findings
+    ]
+    assert validators.check_consistency(dataset, check_pairs=False) == checker.findings
 
 
 def _perturbed_samples(count: int, seed: int) -> list:
@@ -223,18 +247,18 @@ def _perturbed_samples(count: int, seed: int) -> list:
 def test_the_quick_agreement_check_finds_what_the_full_checks_find(seed: int, monkeypatch) -> None:
     """The checker skips its per-option checks for a question whose numbers agree (`_agrees`);
     on questions with planted disagreements its findings are those of the full checks."""
-    from benchreg.families.reaction_mc import validators
+    from benchreg.families.reaction_mc import consistency
 
     samples = _perturbed_samples(600, seed)
 
     def findings():
-        checker = validators._Checker(1e-4, 1e-4)
+        checker = consistency.QuestionChecker(1e-4, 1e-4)
         for sample in samples:
             checker.question(sample)
         return [(f.where, f.message, f.severity) for f in checker.findings]
 
     quick = findings()
-    monkeypatch.setattr(validators._Checker, "_agrees", lambda *args: False)
+    monkeypatch.setattr(consistency.QuestionChecker, "_agrees", lambda *args: False)
     full = findings()
     assert quick == full
     assert len(full) > 300 and len({message.split(":")[0] for _, message, _ in full}) > 20
