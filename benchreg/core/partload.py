@@ -20,9 +20,11 @@ may use (at most :data:`MAX_PROCESSES` processes in all) for a file of :data:`MI
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -149,6 +151,7 @@ def _start(
     spec = {
         "part": [str(part.path), part.start, part.end, part.token.decode("ascii"), part.close],
         "out": str(out),
+        "parent": os.getpid(),
         **build,
     }
     python_path = os.pathsep.join(entry for entry in sys.path if entry)  # what imports here
@@ -177,6 +180,10 @@ def _work(spec: dict[str, Any]) -> int:
     (the loading process then reads the whole file and reports it)."""
     from benchreg.core.reader import gc_paused
 
+    if sys.platform.startswith("linux"):  # a killed loading process takes its workers along
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != spec["parent"]:
+        return 4  # it was gone before that
     with gc_paused():
         path, start, end, token, close = spec["part"]
         rows = _rows(ListPart(Path(path), start, end, token.encode("ascii"), close), spec)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -104,3 +107,47 @@ def test_a_bad_worker_setting_is_one_clear_error(tmp_path: Path, monkeypatch) ->
     monkeypatch.setenv(partload.WORKERS_ENV, "two")
     with pytest.raises(BenchregError, match=r"BENCHREG_LOAD_WORKERS='two' is not a whole number"):
         partload.worker_count(tmp_path / "items.json")
+
+
+def rows_slowly(records: Iterable[Record], pid_file: str) -> list[Any]:
+    """A worker that says who it is, then takes its time."""
+    if os.environ["LOADING_PROCESS"] != str(os.getpid()):
+        Path(pid_file).write_text(str(os.getpid()))
+        time.sleep(30)
+    return rows_of_items(records, "t")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_killed_loading_process_takes_its_workers_along(tmp_path: Path) -> None:
+    path = tmp_path / "items.json"
+    _write(path, 100)
+    pid_file = tmp_path / "worker.pid"
+    script = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from benchreg.core import partload\n"
+        "os.environ['LOADING_PROCESS'] = str(os.getpid())\n"
+        f"with partload.loaded_in_parts(Path({str(path)!r}), '{__name__}:rows_slowly', "
+        f"[{str(pid_file)!r}]):\n"
+        "    pass\n"
+    )
+    env = {**os.environ, partload.WORKERS_ENV: "1", "PYTHONPATH": os.pathsep.join(sys.path)}
+    loading = subprocess.Popen([sys.executable, "-c", script], env=env)
+    deadline = time.monotonic() + 30
+    while not pid_file.exists():
+        assert time.monotonic() < deadline and loading.poll() is None, "no worker started"
+        time.sleep(0.05)
+    worker = int(pid_file.read_text())
+    loading.kill()
+    loading.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{worker}").exists() and "Z" not in _state(worker):
+        assert time.monotonic() < deadline, "the worker outlived the loading process"
+        time.sleep(0.05)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][:1]
+    except (OSError, IndexError):
+        return "Z"
