@@ -273,12 +273,15 @@ def main() -> None:
 
 
 def _stop_on_signals() -> dict[str, str]:
-    """SIGTERM stops a run the way Ctrl-C does (journal closed, system closed, exit 143)."""
+    """SIGTERM stops a run the way Ctrl-C does (journal closed, system closed, exit 143), also
+    when SIGINT is ignored (a background job of a shell inherits that, and keeps it)."""
     seen: dict[str, str] = {}
 
     def on_term(signum: int, frame: Any) -> None:
         seen["signal"] = "SIGTERM"
-        signal.raise_signal(signal.SIGINT)
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            raise KeyboardInterrupt
+        signal.raise_signal(signal.SIGINT)  # through asyncio's Ctrl-C handling when it runs
 
     signal.signal(signal.SIGTERM, on_term)
     return seen

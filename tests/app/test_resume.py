@@ -81,7 +81,12 @@ def interrupt(cmd: list[str], run_dir: Path, sig: int, rng: random.Random, env: 
     Returns the process's exit code (None never: every wait is bounded); 0 only when the run
     ended before the signal was sent (a signal that lands must stop it)."""
     before = journal_lines(run_dir)
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        with_sigint("SIG_IGN" if sig == signal.SIGTERM else "SIG_DFL", cmd),
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while journal_lines(run_dir) <= before and proc.poll() is None:
         assert time.monotonic() < deadline, "the run never started answering"
@@ -96,6 +101,17 @@ def interrupt(cmd: list[str], run_dir: Path, sig: int, rng: random.Random, env: 
     if sig != signal.SIGKILL and proc.returncode in (130, 143):
         assert "resume" in text, text
     return proc.returncode
+
+
+def with_sigint(disposition: str, cmd: list[str]) -> list[str]:
+    """``cmd`` started with SIGINT at ``disposition`` whatever this process has: a background
+    job of a shell (a CI runner's, say) inherits SIGINT ignored, and so does every process it
+    starts. The SIGTERM runs keep it ignored on purpose: SIGTERM must stop them all the same."""
+    reset = (
+        f"import os, signal, sys; signal.signal(signal.SIGINT, signal.{disposition}); "
+        "os.execv(sys.executable, sys.argv[1:])"
+    )
+    return [sys.executable, "-c", reset, *cmd]
 
 
 def finish(cmd: list[str], env: dict) -> None:
