@@ -245,7 +245,8 @@ def question_rows(records: Iterable[Record], question_type: str) -> list[SampleR
         sample = to_sample(question, strings)
         before = len(found)
         checker.question(sample)
-        findings = tuple((f.where, f.message, f.severity) for f in found[before:])
+        new = found[before:]  # most questions have none
+        findings = tuple((f.where, f.message, f.severity) for f in new) if new else ()
         rows.append((sample.id, sample.input, sample.gold, sample.meta, findings))
     return rows
 
