@@ -82,12 +82,12 @@ def gc_paused() -> Iterator[None]:
 
 
 def run_benchreg(n_queries: int, n_results: int) -> dict[str, float]:
-    from benchreg.core.registry import load_families
+    from benchreg.core.registry import load_components
     from benchreg.core.scoring import parse_and_check, resolve, score
-    from benchreg.core.tasks import load_task
+    from benchreg.core.task import load_task
     from benchreg.core.types import Dataset, Prediction, Sample
 
-    load_families()
+    load_components()
     spec = load_task("retrieval/conversation")
     chunks = list(generate(n_queries, n_results))
     tic = time.perf_counter()

@@ -123,7 +123,7 @@ def main() -> None:
             server, port = start_server(args.latency_s)
             try:
                 # the system as a config of its own (model=fake_server on the search path)
-                from benchreg.resources import conf_dir
+                from benchreg.core.resources import conf_dir
 
                 text = (conf_dir() / "model" / "openai.yaml").read_text()
                 text = text.replace(

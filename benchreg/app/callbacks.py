@@ -16,8 +16,8 @@ from omegaconf import DictConfig
 from benchreg.app.sweepfolder import job_states
 from benchreg.core.analysis import read_jobs, run_analyses, write_reports
 from benchreg.core.io import atomic_write_text, read_json
-from benchreg.core.report import summary_csv, summary_markdown, summary_row
 from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
+from benchreg.core.summary import summary_csv, summary_markdown, summary_row
 
 
 def sweep_rows(sweep_dir: Path) -> list[dict[str, Any]]:

@@ -314,7 +314,7 @@ def write_comparison(result: Comparison, out: Path) -> list[Path]:
     parts = [f"<p>A: <code>{html.esc(result.a)}</code><br>B: <code>{html.esc(result.b)}</code></p>"]
     svg = None
     try:
-        from benchreg.app.report.figures import paired_differences
+        from benchreg.core.figures import paired_differences
     except ImportError:
         parts.append(
             f'<p class="note">matplotlib is not installed: no figure. Install it with '

@@ -1,13 +1,14 @@
-"""From the composed Hydra config to core objects: the task spec, its folders, run options.
+"""From the composed Hydra config to core objects: the bound task, its folders, run options.
 
-`task` is a plain string in the config; the core composer (:func:`benchreg.core.tasks.load_task`)
-turns it into a spec. Hydra composes only the app config (model, roots, run options).
+`task` is a plain string in the config; the core (:func:`benchreg.core.task.load_task`) composes
+and binds it. Hydra composes only the app config (model, roots, run options).
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
@@ -16,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchreg.core.errors import BenchregError
 from benchreg.core.run import RunOptions
-from benchreg.core.spec import TaskSpec
+from benchreg.core.task import Task
 
 MODES = ("run", "validate", "prompts")
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -54,9 +55,33 @@ def task_name(cfg: DictConfig) -> str:
     return name.strip()
 
 
-def task_spec(cfg: DictConfig, searchpath: Iterable[str] = ()) -> TaskSpec:
-    """Compose and validate the selected entry; errors point at the entry file (or its base)."""
-    from benchreg.core.tasks import load_task
+@cache
+def family_groups() -> dict[str, Path]:
+    """Config groups that families declare (``<family>/conf/<group>/``) -> their folders."""
+    from benchreg.core.family import all_families
+
+    groups: dict[str, Path] = {}
+    for family in all_families():
+        if family.conf_dir is not None:
+            groups.update({p.name: p for p in sorted(family.conf_dir.iterdir()) if p.is_dir()})
+    return groups
+
+
+def with_family_groups(argv: list[str]) -> list[str]:
+    """``chunker=page`` -> ``+chunker=page`` for a family's own group (the app config's defaults
+    list does not name it, so Hydra would otherwise refuse the override)."""
+    groups = family_groups()
+    out = []
+    for arg in argv:
+        key = arg.partition("=")[0]
+        out.append(f"+{arg}" if "=" in arg and key in groups else arg)
+    return out
+
+
+def bound_task(cfg: DictConfig, searchpath: Iterable[str] = ()) -> Task:
+    """Compose, validate and bind the selected entry; errors point at the entry file (or its
+    base)."""
+    from benchreg.core.task import load_task
 
     return load_task(task_name(cfg), searchpath_folders(searchpath))
 
@@ -125,7 +150,6 @@ class AppSettings(BaseModel):
     run: RunSettings = Field(default_factory=RunSettings)
     roots: dict[str, str | None] = Field(default_factory=dict)
     model: dict[str, Any] = Field(default_factory=dict)
-    chunker: Any = None
 
 
 def app_settings(cfg: DictConfig | Mapping[str, Any]) -> AppSettings:

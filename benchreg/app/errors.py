@@ -15,7 +15,7 @@ from typing import Any
 
 from benchreg.core.errors import BenchregError
 from benchreg.core.provenance import REDACTED, is_secret_key, looks_secret, redact_text
-from benchreg.resources import conf_dir
+from benchreg.core.resources import conf_dir
 
 ENV_INTERPOLATION = re.compile(r"\$\{\s*oc\.env\s*:\s*([^,}\s]+)")
 
@@ -125,7 +125,9 @@ def _composition(text: str, lines: list[str], first: str) -> BenchregError:
 
 @cache
 def known_groups() -> list[str]:
-    groups = sorted(p.name for p in conf_dir().iterdir() if p.is_dir())
+    from benchreg.app.config import family_groups
+
+    groups = sorted({p.name for p in conf_dir().iterdir() if p.is_dir()} | set(family_groups()))
     return [*groups, "roots", "hydra/launcher", "hydra/sweeper", "hydra/job_logging"]
 
 
@@ -134,6 +136,7 @@ def known_keys() -> list[str]:
     """Dotted option names of the app config (run.*, model.* of every system, roots.*, ...)."""
     from omegaconf import OmegaConf
 
+    from benchreg.app.config import family_groups
     from benchreg.core.family import all_families
 
     keys: list[str] = []
@@ -146,7 +149,7 @@ def known_keys() -> list[str]:
         data = OmegaConf.to_container(OmegaConf.load(path), resolve=False)
         if isinstance(data, dict):
             keys += [f"model.{k}" for k in _flatten(data)]
-    keys += ["model", "roots", "chunker", "mode", "task", "view"]
+    keys += ["model", "roots", "mode", "task", "view", *family_groups()]
     keys += [f"roots.{family.name}" for family in all_families()]
     keys += [
         f"hydra.{k}"

@@ -17,33 +17,33 @@ DESCRIPTION_WIDTH = 72
 
 def describe(name: str, folders: Sequence[Path]) -> dict[str, Any]:
     """One entry's listing row; `status` is `ok` or `broken` (then `error` says why)."""
-    from benchreg.core.run import data_root_for, load_dataset
-    from benchreg.core.tasks import load_task
+    from benchreg.core.pipeline import data_root_for, load_dataset
+    from benchreg.core.task import load_task
 
     row: dict[str, Any] = {"name": name, "status": "ok", "error": None}
     try:
-        spec = load_task(name, folders)
+        task = load_task(name, folders)
     except Exception as exc:  # listed, never raised: one broken entry must not hide the others
         return {**row, "status": "broken", "error": one_line(exc)}
     row.update(
-        family=spec.family,
-        description=spec.description,
-        views=list(spec.views),
-        default_view=spec.default_view,
-        aliases=list(spec.aliases),
+        family=task.family,
+        description=task.description,
+        views=list(task.views),
+        default_view=task.default_view,
+        aliases=list(task.aliases),
         samples=None,
         samples_error=None,
     )
     try:
-        view = spec.resolve_view(None)
-        row["samples"] = len(load_dataset(spec, view, data_root_for(spec, {})).samples)
+        view = task.resolve_view(None)
+        row["samples"] = len(load_dataset(task, view, data_root_for(task, {})).samples)
     except Exception as exc:  # e.g. a user entry whose data exists only under its own root
         row["samples_error"] = one_line(exc)
     return row
 
 
 def list_entries(folders: Sequence[Path]) -> list[dict[str, Any]]:
-    from benchreg.core.tasks import list_tasks, task_folders
+    from benchreg.core.entries import list_tasks, task_folders
 
     extra = list(folders)
     return [describe(name, extra) for name in list_tasks(task_folders(extra))]

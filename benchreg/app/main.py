@@ -22,12 +22,17 @@ from omegaconf import DictConfig, OmegaConf
 
 from benchreg.app import modes
 from benchreg.app.callbacks import SWEEP_RESULT
-from benchreg.app.config import app_settings, register_family_roots, task_spec
+from benchreg.app.config import (
+    app_settings,
+    bound_task,
+    register_family_roots,
+    with_family_groups,
+)
 from benchreg.app.errors import os_error, reject_secret_overrides, reword
 from benchreg.core.errors import BenchregError
+from benchreg.core.outputs import write_error
 from benchreg.core.provenance import redact, redact_override, redact_text
-from benchreg.core.records import write_error
-from benchreg.resources import conf_dir
+from benchreg.core.resources import conf_dir
 
 _state = {"failures": 0}
 
@@ -89,13 +94,13 @@ def run_job(
         raise BenchregError(decode_job_error(str(job_error)))
     selected = app_settings(cfg).mode  # every run.* / model.* option checked before any work
     check_output_folder(out_dir)
-    spec = task_spec(cfg, searchpath)
+    task = bound_task(cfg, searchpath)
     if selected == "validate":
-        report = modes.validate(spec, cfg, out_dir)
+        report = modes.validate(task, cfg, out_dir)
         return {"validate": report, "failed": report["errors"] > 0}
     if selected == "prompts":
-        return {"prompts": str(modes.prompts(spec, cfg, out_dir)), "failed": False}
-    return {"record": modes.run(spec, cfg, out_dir, multirun=multirun), "failed": False}
+        return {"prompts": str(modes.prompts(task, cfg, out_dir)), "failed": False}
+    return {"record": modes.run(task, cfg, out_dir, multirun=multirun), "failed": False}
 
 
 def log_sweep_progress(sweep_dir: Path, num: int) -> None:
@@ -245,6 +250,7 @@ def main() -> None:
     except BenchregError as exc:
         _fail(exc)
     install_hydra_guards()
+    sys.argv[1:] = with_family_groups(sys.argv[1:])
     os.environ[UID_ENV] = secrets.token_hex(3)
     stopped_by = _stop_on_signals()
     try:

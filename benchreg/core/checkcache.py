@@ -54,7 +54,7 @@ def enabled() -> bool:
 
 
 def _entry(check: str, files: Sequence[Path], params: Mapping[str, Any]) -> tuple[Path, dict]:
-    from benchreg import __version__
+    from benchreg.core.version import __version__
 
     record = {
         "check": check,
@@ -91,7 +91,7 @@ LOADED_MIN_BYTES = 1 << 20  # smaller files decode faster than a cache entry is 
 def _loaded_entry(
     kind: str, files: Sequence[Path], params: Mapping[str, Any]
 ) -> tuple[Path, bytes] | None:
-    from benchreg import __version__
+    from benchreg.core.version import __version__
 
     try:
         if not enabled() or sum(Path(f).stat().st_size for f in files) < LOADED_MIN_BYTES:

@@ -13,6 +13,7 @@ class Family:
     prompts_dir: Path | None = None  # default prompt templates shipped with the package
     release_prompts: str | None = None  # folder under the data root that overrides prompts_dir
     packages: tuple[str, ...] = ()  # distributions whose versions go into provenance.json
+    conf_dir: Path | None = None  # the family's own app config groups (e.g. a baseline option)
 
     def template_path(self, data_root: Path, file_name: str) -> Path:
         """A release's own prompt file wins over the one shipped with the package."""
@@ -25,18 +26,15 @@ class Family:
         return self.prompts_dir / file_name
 
 
-COMPONENT_MODULES = (
-    "loader",
-    "answer",
-    "parser",
-    "predictions",
-    "prompts",
-    "metrics",
-    "resolver",
-    "baseline",
-    "analysis",
-    "validators",
-)
+REPORT_MODULE = "report"  # registers the family's report part (benchreg.core.reporting)
+
+
+def component_modules() -> tuple[str, ...]:
+    """The module names a family may have that register components, in import order: one per
+    spec field of :data:`benchreg.core.registry.FIELDS`, then the report part."""
+    from benchreg.core.registry import FIELDS
+
+    return (*dict.fromkeys(f.module for f in FIELDS), REPORT_MODULE)
 
 
 def register_family(
@@ -48,8 +46,9 @@ def register_family(
 ) -> Family:
     """Register the family of ``package`` (call it from the family's ``__init__`` with
     ``__name__, __file__``): the family is named after the package, its `sample/` and `prompts/`
-    sit beside it, and its component modules (those of :data:`COMPONENT_MODULES` it has) are
-    imported so that they register their components."""
+    sit beside it (and `conf/`, config groups of its own options, when it has one), and its
+    component modules (those of :func:`component_modules` it has) are imported so that they
+    register their components."""
     from importlib import import_module
 
     from benchreg.core import registry
@@ -61,9 +60,10 @@ def register_family(
         prompts_dir=here / "prompts",
         release_prompts=release_prompts,
         packages=packages,
+        conf_dir=here / "conf" if (here / "conf").is_dir() else None,
     )
     registry.families.add(family.name, family)
-    for module in COMPONENT_MODULES:
+    for module in component_modules():
         if (here / f"{module}.py").is_file():
             import_module(f"{package}.{module}")
     return family

@@ -259,3 +259,11 @@ def _json_default(obj: Any) -> Any:
     if isinstance(obj, set | frozenset | tuple):
         return list(obj)
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def json_default_or_text(obj: Any) -> Any:
+    """The JSON form of ``obj`` as the run files write it, else its text."""
+    try:
+        return _json_default(obj)
+    except TypeError:
+        return str(obj)

@@ -38,17 +38,26 @@ def check_params(
     n_args: int = 0,
     *,
     locate: Callable[[str], str | None] = lambda key: None,
+    complete: bool = False,
 ) -> None:
     """Raise one BenchregError (located by ``locate(key)``) for an unknown param or a param of
-    the wrong type."""
+    the wrong type, and with ``complete`` for a required param that ``params`` lacks."""
     declared = getattr(fn, PARAMS_ATTR, None)
+    required: list[str] = []
     if declared is not None:
         fields = dict(declared)
         open_ended = False
     else:
-        fields, open_ended = _signature_fields(fn, n_args)
+        fields, open_ended, required = _signature_fields(fn, n_args)
         if fields is None:
             return
+    missing = [key for key in required if key not in params] if complete else []
+    if missing:
+        raise BenchregError(
+            f"{what}: missing param {missing[0]!r}",
+            where=locate(missing[0]),
+            fix=f"give it under `params` ({', '.join(sorted(fields))})",
+        )
     for key, value in params.items():
         if key not in fields:
             if open_ended:
@@ -70,23 +79,28 @@ def check_params(
             )
 
 
-def _signature_fields(fn: Any, n_args: int) -> tuple[dict[str, Any] | None, bool]:
+def _signature_fields(fn: Any, n_args: int) -> tuple[dict[str, Any] | None, bool, list[str]]:
+    """The keyword params after ``n_args`` positional ones (name -> annotation), whether it
+    takes ``**kwargs``, and the names without a default."""
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError):
-        return None, True
+        return None, True, []
     try:
         hints = typing.get_type_hints(fn.__init__ if inspect.isclass(fn) else fn)
     except Exception:
         hints = {}
     fields: dict[str, Any] = {}
+    required: list[str] = []
     open_ended = False
     for param in list(signature.parameters.values())[n_args:]:
         if param.kind is param.VAR_KEYWORD:
             open_ended = True
         elif param.kind in (param.KEYWORD_ONLY, param.POSITIONAL_OR_KEYWORD):
             fields[param.name] = hints.get(param.name, inspect.Parameter.empty)
-    return fields, open_ended
+            if param.default is param.empty:
+                required.append(param.name)
+    return fields, open_ended, required
 
 
 def _type_problem(annotation: Any, value: Any) -> str | None:

@@ -156,7 +156,7 @@ def git_commit() -> str | None:
 
 
 def environment() -> dict[str, Any]:
-    from benchreg import __version__
+    from benchreg.core.version import __version__
 
     return {
         "benchreg": __version__,

@@ -1,19 +1,39 @@
-"""Name -> component registries.
+"""Name -> component registries, and the one table that maps task-spec fields onto them.
 
-Task YAML files may only *name* components; the names are looked up here. Families register their
-components at import time with the decorators below, so a task file can never import or run code.
-Families themselves are found through the ``benchreg.families`` entry-point group (the built-in
-ones are declared in pyproject.toml; another package can add its own the same way).
+Task YAML files may only *name* components; the names are looked up here, once, when a task is
+bound (:func:`benchreg.core.task.bind`). Components register themselves at import time with the
+decorators below, so a task file can never import or run code. Nothing is imported from here:
+the modules that register components are found through two entry-point groups,
+``benchreg.components`` (the built-in metrics and systems) and ``benchreg.families`` (one per
+family; another package can add its own the same way). Both are declared in pyproject.toml.
 """
 
 from __future__ import annotations
 
 import difflib
-import inspect
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from benchreg.core.errors import BenchregError, UnknownComponentError
+from benchreg.core.errors import UnknownComponentError
+
+if TYPE_CHECKING:
+    from benchreg.core.family import Family
+    from benchreg.core.reporting import ReportPart
+    from benchreg.core.system import SystemFactory
+    from benchreg.core.types import (
+        AnalysisFn,
+        AnswerSchema,
+        BaselineFactory,
+        CountsFn,
+        Loader,
+        MetricFactory,
+        Parser,
+        PredictionReader,
+        PromptRenderer,
+        ResolverFactory,
+        ValidatorFn,
+    )
 
 T = TypeVar("T")
 
@@ -38,7 +58,7 @@ class Registry(Generic[T]):
         self._items[name] = component
 
     def get(self, name: str, *, where: str | None = None) -> T:
-        load_families()
+        load_components()
         try:
             return self._items[name]
         except KeyError:
@@ -48,81 +68,81 @@ class Registry(Generic[T]):
                 fix=f"known {self.kind}s: {', '.join(sorted(self._items)) or '(none)'}",
             ) from None
 
-    def build(self, name: str, params: Mapping[str, Any], *args: Any) -> Any:
-        """Call the factory registered as ``name`` with ``*args`` and keyword ``params``.
-
-        A param the factory does not take is one clear error naming the params it does take.
-        """
-        factory: Any = self.get(name)
-        check_params(f"{self.kind} {name!r}", factory, params, len(args))
-        return factory(*args, **params)
-
     def _suggestion(self, name: str) -> str:
         close = difflib.get_close_matches(name, list(self._items), n=1, cutoff=0.5)
         return f"; did you mean {close[0]!r}?" if close else ""
 
     def names(self) -> list[str]:
-        load_families()
+        load_components()
         return sorted(self._items)
 
     def __contains__(self, name: object) -> bool:
-        load_families()
+        load_components()
         return name in self._items
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
 
 
-def check_params(what: str, fn: Any, params: Mapping[str, Any], n_args: int = 0) -> None:
-    """Raise a BenchregError when ``fn(*args, **params)`` does not fit its signature."""
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
+COMPONENT_GROUP = "benchreg.components"  # modules registering built-in metrics, systems, ...
+FAMILY_GROUP = "benchreg.families"  # one package per family (benchreg.core.family)
+_loaded = False
+
+
+def load_components() -> None:
+    """Import every module of both entry-point groups once, so that they register."""
+    global _loaded
+    if _loaded:
         return
-    try:
-        signature.bind(*([None] * n_args), **params)
-    except TypeError as exc:
-        accepted = [
-            p.name
-            for p in list(signature.parameters.values())[n_args:]
-            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-        raise BenchregError(
-            f"{what}: bad params {sorted(params)} ({exc})",
-            fix=f"it takes: {', '.join(accepted) or 'no params'}",
-        ) from None
-
-
-ENTRY_POINT_GROUP = "benchreg.families"
-_families_loaded = False
-
-
-def load_families() -> None:
-    """Import every registered family once, so that its components are registered."""
-    global _families_loaded
-    if _families_loaded:
-        return
-    _families_loaded = True
-    from importlib import import_module
+    _loaded = True
     from importlib.metadata import entry_points
 
-    import_module("benchreg.core.metrics")
-    import_module("benchreg.core.ranking")
-    import_module("benchreg.systems")
-    for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        entry.load()
+    for group in (COMPONENT_GROUP, FAMILY_GROUP):
+        for entry in sorted(entry_points(group=group), key=lambda e: e.name):
+            entry.load()
 
 
-loaders: Registry[Any] = Registry("loader")
-answer_schemas: Registry[Any] = Registry("answer schema")
-parsers: Registry[Any] = Registry("parser")
-metrics: Registry[Any] = Registry("metric")
-counters: Registry[Any] = Registry("counter")
-prediction_readers: Registry[Any] = Registry("prediction reader")
-resolvers: Registry[Any] = Registry("resolver")
-prompt_renderers: Registry[Any] = Registry("prompt renderer")
-baselines: Registry[Any] = Registry("baseline")
-analyses: Registry[Any] = Registry("analysis")
-validators: Registry[Any] = Registry("validator")
-systems: Registry[Any] = Registry("system")
-families: Registry[Any] = Registry("family")
+
+loaders: Registry[Loader] = Registry("loader")
+answer_schemas: Registry[AnswerSchema] = Registry("answer schema")
+parsers: Registry[Parser] = Registry("parser")
+metrics: Registry[MetricFactory] = Registry("metric")
+counts: Registry[CountsFn] = Registry("counts function")
+prediction_readers: Registry[PredictionReader] = Registry("prediction reader")
+resolvers: Registry[ResolverFactory] = Registry("resolver")
+prompt_renderers: Registry[PromptRenderer] = Registry("prompt renderer")
+baselines: Registry[BaselineFactory] = Registry("baseline")
+analyses: Registry[AnalysisFn] = Registry("analysis")
+validators: Registry[ValidatorFn] = Registry("validator")
+systems: Registry[SystemFactory] = Registry("system")
+families: Registry[Family] = Registry("family")
+report_parts: Registry[ReportPart] = Registry("report part")
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentField:
+    """A task-spec field that names components: which registry holds them, how many positional
+    arguments come before the params when one is called, whether the task entry alone must
+    supply every required param (False where `model.params` may add some at run time), and the
+    family module (``benchreg/families/<family>/<module>.py``) that registers them."""
+
+    field: str
+    registry: Registry[Any]
+    n_args: int
+    complete: bool
+    module: str
+
+
+FIELDS: tuple[ComponentField, ...] = (
+    ComponentField("loader", loaders, 0, False, "loader"),
+    ComponentField("answer_schema", answer_schemas, 0, False, "answer"),
+    ComponentField("parser", parsers, 2, True, "parser"),
+    ComponentField("predictions", prediction_readers, 3, False, "predictions"),
+    ComponentField("resolver", resolvers, 1, True, "resolver"),
+    ComponentField("metrics", metrics, 0, True, "metrics"),
+    ComponentField("counts", counts, 2, True, "metrics"),
+    ComponentField("prompt", prompt_renderers, 3, True, "prompts"),
+    ComponentField("baseline", baselines, 1, False, "baseline"),
+    ComponentField("analyses", analyses, 1, True, "analysis"),
+    ComponentField("validators", validators, 2, True, "validators"),
+)

@@ -8,66 +8,20 @@ from typing import Any
 
 import numpy as np
 
-from benchreg.core import registry
 from benchreg.core.errors import BenchregError, ParseError
 from benchreg.core.metric import Metric, MetricValue
 from benchreg.core.progress import Progress
-from benchreg.core.spec import MetricRef, TaskSpec
 from benchreg.core.stats import bootstrap_totals_ci, wilson_ci
+from benchreg.core.task import BoundMetric, Task
 from benchreg.core.types import Degraded, Prediction, Sample, Status
 
 STATS_CHUNK = 2000  # samples per call of Metric.stats (progress is reported between chunks)
 
 
-@dataclass(frozen=True, slots=True)
-class BoundMetric:
-    """A task's metric with its params bound and its output names settled."""
-
-    ref: MetricRef
-    metric: Metric
-    names: tuple[str, ...]  # output names (a single value may be renamed by `label`)
-
-    @property
-    def primary_name(self) -> str:
-        return self.names[self.metric.names.index(self.metric.primary)]
-
-
-def bind_metrics(spec: TaskSpec) -> list[BoundMetric]:
-    bound: list[BoundMetric] = []
-    seen: set[str] = set()
-    for ref in spec.metrics:
-        metric = registry.metrics.build(ref.name, ref.params)
-        if not isinstance(metric, Metric):
-            raise TypeError(f"metric {ref.name!r} is not a benchreg.core.metric.Metric")
-        names = metric.names
-        if ref.label is not None:
-            if len(names) != 1:
-                raise BenchregError(
-                    f"metric {ref.name!r} reports {len(names)} values {list(names)}; "
-                    "`label` can rename only a single value",
-                    fix="drop `label`",
-                )
-            names = (ref.label,)
-        clash = seen.intersection(names)
-        if clash:
-            raise BenchregError(
-                f"metric output name(s) {sorted(clash)} repeat in task {spec.name}",
-                fix="give one of the metrics a `label`",
-            )
-        seen.update(names)
-        bound.append(BoundMetric(ref, metric, names))
-    return bound
-
-
-def primary_name(spec: TaskSpec) -> str:
-    return next(b.primary_name for b in bind_metrics(spec) if b.ref.primary)
-
-
-def parse_and_check(spec: TaskSpec, samples: Sequence[Sample], preds: list[Prediction]) -> None:
+def parse_and_check(task: Task, samples: Sequence[Sample], preds: list[Prediction]) -> None:
     """Turn raw text into answers (task parser) and validate them (answer schema), in place."""
-    parser = registry.parsers.get(spec.parser.name) if spec.parser else None
-    parser_params = spec.parser.params if spec.parser else {}
-    schema = registry.answer_schemas.get(spec.answer_schema.name)
+    parser = task.parser
+    schema = task.schema
     for sample, pred in zip(samples, preds, strict=True):
         if pred.status is not Status.OK:
             continue
@@ -76,7 +30,7 @@ def parse_and_check(spec: TaskSpec, samples: Sequence[Sample], preds: list[Predi
                 pred.status, pred.detail = Status.INVALID, "text output but the task has no parser"
                 continue
             try:
-                parsed = parser(pred.raw_text, sample, **parser_params)
+                parsed = parser(pred.raw_text, sample)
             except ParseError as exc:
                 pred.status, pred.detail = Status.INVALID, f"unparseable: {exc}"
                 continue
@@ -92,12 +46,12 @@ def parse_and_check(spec: TaskSpec, samples: Sequence[Sample], preds: list[Predi
 
 
 def resolve(
-    spec: TaskSpec, dataset: Any, samples: Sequence[Sample], preds: list[Prediction]
+    task: Task, dataset: Any, samples: Sequence[Sample], preds: list[Prediction]
 ) -> None:
     """Run the task's resolver (if any) on every scored prediction, in place."""
-    if spec.resolver is None:
+    if task.resolver is None:
         return
-    resolver = registry.resolvers.build(spec.resolver.name, spec.resolver.params, dataset)
+    resolver = task.resolver(dataset)
     for sample, pred in zip(samples, preds, strict=True):
         if pred.status in (Status.OK, Status.OUT_OF_RANGE):
             pred.resolved = resolver(sample, pred)
@@ -111,16 +65,18 @@ def status_counts(preds: Sequence[Prediction]) -> dict[str, int]:
     return counts
 
 
-def family_counts(
-    spec: TaskSpec, samples: Sequence[Sample], preds: Sequence[Prediction]
+def task_counts(
+    task: Task, samples: Sequence[Sample], preds: Sequence[Prediction]
 ) -> dict[str, int]:
     """The family's own counts (never a status name: those mean one thing in every family)."""
-    if spec.counts is None:
+    if task.counts is None:
         return {}
-    counts = registry.counters.build(spec.counts.name, spec.counts.params, samples, preds)
+    counts = task.counts(samples, preds)
     clash = set(counts) & {s.value for s in Status}
     if clash:
-        raise ValueError(f"counter {spec.counts.name!r} redefines status counts {sorted(clash)}")
+        raise ValueError(
+            f"counts function {task.counts.name!r} redefines status counts {sorted(clash)}"
+        )
     return counts
 
 
@@ -132,7 +88,7 @@ class Scores:
 
 
 def score(
-    spec: TaskSpec,
+    task: Task,
     samples: Sequence[Sample],
     preds: Sequence[Prediction],
     *,
@@ -141,11 +97,11 @@ def score(
     progress: bool = True,
 ) -> Scores:
     """Every metric of the task over the samples, with a 95% CI where asked for."""
-    bound = bind_metrics(spec)
+    bound = task.metrics
     values: dict[str, MetricValue] = {}
     per_sample: dict[str, np.ndarray] = {}
     primary = ""
-    tracker = Progress(f"{spec.name}: scoring", len(samples) * len(bound), enabled=progress)
+    tracker = Progress(f"{task.name}: scoring", len(samples) * len(bound), enabled=progress)
     for item in bound:
         metric = item.metric
         stats = _stats(metric, samples, preds, tracker)
@@ -201,9 +157,9 @@ def _cis(
         column = sample_scores[:, i] if sample_scores is not None else None
         binary = column is not None and bool(np.isin(column, (0.0, 1.0)).all())
         if ref.ci == "wilson" or (ref.ci == "auto" and binary):
-            if column is None:
+            if column is None or not binary:
                 raise BenchregError(
-                    f"metric {ref.name!r} has no per-sample scores for a Wilson CI",
+                    f"metric {ref.name!r} has no 0/1 per-sample scores for a Wilson CI",
                     fix="use `ci: bootstrap`",
                 )
             out.append((wilson_ci(int(column.sum()), n), "wilson"))

@@ -1,7 +1,8 @@
 """The task spec: a strict model of one registry entry (`tasks/<family>/<name>.yaml`).
 
 Every component is referred to by a registered name, optionally with params; unknown keys are
-rejected. Names are checked against the registries by :func:`check_components`.
+rejected. Names are looked up, and params checked, when the spec is bound
+(:func:`benchreg.core.task.bind`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from benchreg.core import registry
+from benchreg.core.errors import BenchregError
 
 
 class _Strict(BaseModel):
@@ -57,6 +58,8 @@ class TaskSpec(_Strict):
     counts: ComponentRef | None = None
     views: list[str] = Field(default_factory=list)
     default_view: str | None = None
+    # views held back for final acceptance: read only in a run with `run.final=true`
+    frozen_views: list[str] = Field(default_factory=list)
     prompt: PromptSpec | None = None
     data: list[str] = Field(default_factory=list)  # relative to the family's data root
     baseline: ComponentRef | None = None
@@ -80,6 +83,11 @@ class TaskSpec(_Strict):
     def _views_consistent(self) -> TaskSpec:
         if self.default_view is not None and self.default_view not in self.views:
             raise ValueError(f"default_view {self.default_view!r} is not among views {self.views}")
+        stray = [v for v in self.frozen_views if v not in self.views]
+        if stray:
+            raise ValueError(f"frozen_views {stray} are not among views {self.views}")
+        if self.default_view is not None and self.default_view in self.frozen_views:
+            raise ValueError(f"default_view {self.default_view!r} is frozen")
         return self
 
     @property
@@ -87,8 +95,6 @@ class TaskSpec(_Strict):
         return next(m for m in self.metrics if m.primary)
 
     def resolve_view(self, view: str | None) -> str | None:
-        from benchreg.core.errors import BenchregError
-
         if view is None:
             return self.default_view
         if not self.views:
@@ -101,44 +107,3 @@ class TaskSpec(_Strict):
                 f"task {self.name} has no view {view!r}", fix=f"choose one of {self.views}"
             )
         return view
-
-
-def check_components(spec: TaskSpec) -> list[tuple[str, str]]:
-    """Look every named component up; returns ``(field, problem)`` pairs (empty when all known)."""
-    problems: list[tuple[str, str]] = []
-
-    def look(field: str, reg: registry.Registry[Any], name: str) -> None:
-        try:
-            reg.get(name)
-        except Exception as exc:  # UnknownComponentError carries the message we want
-            problems.append((field, getattr(exc, "message", str(exc))))
-
-    look("family", registry.families, spec.family)
-    look("loader", registry.loaders, spec.loader.name)
-    look("answer_schema", registry.answer_schemas, spec.answer_schema.name)
-    if spec.parser:
-        look("parser", registry.parsers, spec.parser.name)
-    if spec.predictions:
-        look("predictions", registry.prediction_readers, spec.predictions.name)
-    if spec.resolver:
-        look("resolver", registry.resolvers, spec.resolver.name)
-    for metric in spec.metrics:
-        look("metrics", registry.metrics, metric.name)
-    if not problems:
-        from benchreg.core.scoring import bind_metrics
-
-        try:
-            bind_metrics(spec)
-        except Exception as exc:  # BenchregError (bad params, clashing names) carries the message
-            problems.append(("metrics", getattr(exc, "message", str(exc))))
-    if spec.counts:
-        look("counts", registry.counters, spec.counts.name)
-    if spec.prompt:
-        look("prompt", registry.prompt_renderers, spec.prompt.renderer)
-    if spec.baseline:
-        look("baseline", registry.baselines, spec.baseline.name)
-    for analysis in spec.analyses:
-        look("analyses", registry.analyses, analysis.name)
-    for validator in spec.validators:
-        look("validators", registry.validators, validator.name)
-    return problems

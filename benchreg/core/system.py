@@ -23,14 +23,16 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from benchreg.core.types import Prediction, PredictionSet, Request, Sample
 
 if TYPE_CHECKING:
-    from benchreg.core.spec import TaskSpec
+    from benchreg.core.task import Task
 
 
 @dataclass(frozen=True, slots=True)
 class SystemContext:
-    """What a system factory may know about the run it serves."""
+    """What a system factory may know about the run it serves: the bound task (its prediction
+    reader, baseline, answer schema and loader params, each resolved once), the view, the data
+    root, the samples and the run options."""
 
-    spec: TaskSpec
+    task: Task
     view: str | None
     data_root: Path
     samples: Sequence[Sample]

@@ -137,7 +137,6 @@ class LoadContext:
     params: Mapping[str, Any]
     task_name: str
     parser: Parser | None = None  # the task's parser, for gold given as answer text
-    final: bool = False  # a final-acceptance run (`run.final=true`): frozen splits may be read
 
 
 class Loader(Protocol):
@@ -163,7 +162,7 @@ class Resolver(Protocol):
     def __call__(self, sample: Sample, prediction: Prediction, /) -> Any: ...
 
 
-class CounterFn(Protocol):
+class CountsFn(Protocol):
     """A family's own counts, written beside the shared status counts (never replacing them)."""
 
     def __call__(
@@ -181,3 +180,36 @@ class PromptRenderer(Protocol):
     def __call__(
         self, sample: Sample, templates: Mapping[str, str], view: str | None
     ) -> tuple[Message, ...]: ...
+
+
+class ResolverFactory(Protocol):
+    """Builds the run's :class:`Resolver` from the loaded data set and the entry's params."""
+
+    def __call__(self, dataset: Dataset, /, **params: Any) -> Resolver: ...
+
+
+class ValidatorFn(Protocol):
+    """Data-set checks (`mode=validate`, and warnings on every load)."""
+
+    def __call__(self, dataset: Dataset, ctx: LoadContext, /, **params: Any) -> list[Any]: ...
+
+
+class MetricFactory(Protocol):
+    """A metric class (or factory) called with the entry's params; returns a
+    :class:`benchreg.core.metric.Metric`."""
+
+    def __call__(self, **params: Any) -> Any: ...
+
+
+class BaselineFactory(Protocol):
+    """Called with the run's :class:`benchreg.core.system.SystemContext` and the params;
+    returns ``sample -> answer | Prediction``."""
+
+    def __call__(self, ctx: Any, /, **params: Any) -> Any: ...
+
+
+class AnalysisFn(Protocol):
+    """A cross-run analysis over a sweep's jobs (:class:`benchreg.core.analysis.JobRecord`);
+    returns an :class:`benchreg.core.analysis.AnalysisReport`."""
+
+    def __call__(self, jobs: Any, /, **params: Any) -> Any: ...

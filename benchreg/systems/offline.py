@@ -24,40 +24,41 @@ def predictions_system(cfg: Mapping[str, Any], ctx: SystemContext) -> Prediction
     resolved = Path(str(path)).expanduser()
     if not resolved.is_file():
         raise BenchregError("predictions file not found", where=resolved)
-    ref = ctx.spec.predictions
-    if ref is None:
+    reader = ctx.task.predictions
+    if reader is None:
         raise BenchregError(
-            f"task {ctx.spec.name} names no prediction reader",
+            f"task {ctx.task.name} names no prediction reader",
             fix="add `predictions: <reader>` to the task entry",
         )
-    params = {**ref.params, **dict(cfg.get("params") or {})}  # model.params: reader options
-    prediction_set = registry.prediction_readers.build(
-        ref.name, params, resolved.resolve(), ctx.samples, ctx.spec.name
-    )
+    # model.params: reader options, checked like the entry's own
+    reader = reader.with_params(dict(cfg.get("params") or {}), what="prediction reader")
+    prediction_set = reader(resolved.resolve(), ctx.samples, ctx.task.name)
     return PredictionSetSystem(f"predictions:{resolved.name}", prediction_set)
 
 
 @registry.systems.register("baseline")
 def baseline_system(cfg: Mapping[str, Any], ctx: SystemContext) -> PerSampleSystem:
-    ref = ctx.spec.baseline
-    if ref is None:
+    baseline = ctx.task.baseline
+    if baseline is None:
         raise BenchregError(
-            f"task {ctx.spec.name} has no offline baseline",
+            f"task {ctx.task.name} has no offline baseline",
             fix="choose another model, e.g. model=random or model=predictions",
         )
-    params = {**ref.params, **dict(cfg.get("params") or {})}
-    answer = registry.baselines.build(ref.name, params, ctx)
-    identity = f"baseline:{ref.name}" + (f":{json.dumps(params, sort_keys=True)}" if params else "")
-    return PerSampleSystem(f"baseline:{ref.name}", answer, identity)
+    baseline = baseline.with_params(dict(cfg.get("params") or {}), what="baseline")
+    answer = baseline(ctx)
+    params = dict(baseline.params)
+    identity = f"baseline:{baseline.name}" + (
+        f":{json.dumps(params, sort_keys=True)}" if params else ""
+    )
+    return PerSampleSystem(f"baseline:{baseline.name}", answer, identity)
 
 
 @registry.systems.register("random")
 def random_system(cfg: Mapping[str, Any], ctx: SystemContext) -> PerSampleSystem:
-    schema = registry.answer_schemas.get(ctx.spec.answer_schema.name)
-    draw = getattr(schema, "random", None)
+    draw = getattr(ctx.task.schema, "random", None)
     if draw is None:
         raise BenchregError(
-            f"answer schema {ctx.spec.answer_schema.name!r} cannot draw random answers",
+            f"answer schema {ctx.task.answer_schema.name!r} cannot draw random answers",
             fix="choose another model",
         )
     seed = cfg.get("seed", 0)

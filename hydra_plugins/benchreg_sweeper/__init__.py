@@ -1,11 +1,12 @@
 """Hydra's basic sweeper, with `task=glob(...)` expanded over benchreg's registered entries.
 
-`task` is a plain string, not a config group, so Hydra cannot expand a glob over it: this sweeper
-matches it against :func:`benchreg.core.tasks.list_tasks` (nested names such as `molp2s/*`; entries
-or folders starting with `_` and aliases never match). A glob that matches nothing stops the sweep
-with one line and exit code 2; anything wrong with one job (an unknown task name, a malformed entry,
-an override Hydra cannot compose such as `model=bogus`) fails only that job: it is listed with its
-error in the summary while the others run, and the sweep exits 2 at the end.
+`task` is a plain string, not a config group, so Hydra cannot expand a glob over it: this
+sweeper matches it against :func:`benchreg.core.entries.list_tasks` (nested names such as
+`molp2s/*`; entries or folders starting with `_` and aliases never match). A glob that matches
+nothing stops the sweep with one line and exit code 2; anything wrong with one job (an unknown
+task name, a malformed entry, an override Hydra cannot compose such as `model=bogus`) fails only
+that job: it is listed with its error in the summary while the others run, and the sweep exits 2
+at the end.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ class BenchregSweeper(BasicSweeper):
         from loguru import logger
 
         from benchreg.app.config import searchpath_folders
+        from benchreg.core.entries import task_folders
         from benchreg.core.errors import BenchregError
-        from benchreg.core.tasks import task_folders
 
         assert self.config is not None
         folders = task_folders(searchpath_folders(self.config.hydra.searchpath))
@@ -145,7 +146,7 @@ class BenchregSweeper(BasicSweeper):
 def expand_task_overrides(arguments: list[str], folders: list[Path]) -> list[str]:
     """Replace `task=glob(...)` by the matching names (an empty glob is an error; an unknown
     plain name is left to its own job, which fails naming the nearest entries)."""
-    from benchreg.core.tasks import list_tasks
+    from benchreg.core.entries import list_tasks
 
     parser = OverridesParser.create()
     expanded: list[str] = []
@@ -166,8 +167,8 @@ def expand_task_overrides(arguments: list[str], folders: list[Path]) -> list[str
 
 
 def empty_glob(text: str, glob: Glob, known: list[str]) -> Exception:
+    from benchreg.core.entries import nearest
     from benchreg.core.errors import BenchregError
-    from benchreg.core.tasks import nearest
 
     groups = sorted({f"{name.split('/')[0]}/*" for name in known})
     near = [name for pattern in glob.include for name in nearest(pattern, [*groups, *known])]

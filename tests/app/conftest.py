@@ -14,7 +14,7 @@ from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
 import benchreg.app.main  # noqa: F401  (registers the run-dir resolver)
-from benchreg.resources import conf_dir
+from benchreg.core.resources import conf_dir
 
 CLI = [sys.executable, "-m", "benchreg"]
 

@@ -10,7 +10,7 @@ import pytest
 import benchreg
 from benchreg.__main__ import main as entry_main
 from benchreg.app.commands import main as command_main
-from benchreg.core.tasks import list_tasks
+from benchreg.core.entries import list_tasks
 
 
 def test_version(monkeypatch, capsys) -> None:

@@ -7,15 +7,15 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from benchreg.app.config import mode, searchpath_folders, task_spec
+from benchreg.app.config import bound_task, mode, searchpath_folders
+from benchreg.core.entries import list_tasks
 from benchreg.core.errors import BenchregError
-from benchreg.core.tasks import list_tasks
 
 
 def test_task_is_a_plain_string_with_a_default(app_config) -> None:
     cfg = app_config()
     assert cfg.task == "molp2s/gap"
-    assert task_spec(cfg).name == "molp2s/gap"
+    assert bound_task(cfg).name == "molp2s/gap"
 
 
 def test_every_registered_task_resolves_through_the_app(app_config) -> None:
@@ -24,11 +24,11 @@ def test_every_registered_task_resolves_through_the_app(app_config) -> None:
     assert len(names) >= 37
     for name in names:
         cfg.task = name
-        assert task_spec(cfg).name == name
+        assert bound_task(cfg).name == name
 
 
 def test_alias_resolves_to_its_entry(app_config) -> None:
-    assert task_spec(app_config("task=cblue/CMeIE-V2")).name == "cblue/CMeIE"
+    assert bound_task(app_config("task=cblue/CMeIE-V2")).name == "cblue/CMeIE"
 
 
 def test_run_and_sweep_dirs_name_the_task_safely(app_config) -> None:
@@ -44,14 +44,14 @@ def test_user_folder_on_hydra_searchpath(app_config, user_folder) -> None:
     searchpath = f"hydra.searchpath=[file://{root}]"
     cfg = app_config("task=mine/my_gap", searchpath, hydra_node=True)
     assert cfg.task == "mine/my_gap"
-    spec = task_spec(cfg, cfg.hydra.searchpath)
+    spec = bound_task(cfg, cfg.hydra.searchpath)
     assert spec.name == "mine/my_gap" and spec.family == "molp2s"
 
 
 def test_user_folder_in_env_var(app_config, user_folder, monkeypatch) -> None:
     root = user_folder(hydra_layout=False)
     monkeypatch.setenv("BENCHREG_TASKS_PATH", str(root))
-    assert task_spec(app_config("task=mine/my_gap")).data == ["data/gap"]
+    assert bound_task(app_config("task=mine/my_gap")).data == ["data/gap"]
 
 
 def test_searchpath_folders_keep_only_file_entries(tmp_path: Path) -> None:
@@ -63,7 +63,7 @@ def test_interpolation_in_user_entry_is_rejected_with_file_line(app_config, user
     root = user_folder(USER_ENTRY_WITH_INTERPOLATION)
     cfg = app_config("task=mine/my_gap")
     with pytest.raises(BenchregError) as info:
-        task_spec(cfg, [f"file://{root}"])
+        bound_task(cfg, [f"file://{root}"])
     assert info.value.where == f"{root}/tasks/mine/my_gap.yaml:5"
     assert "task files may only name registered components" in info.value.message
 
@@ -73,7 +73,7 @@ def test_interpolation_in_user_entry_is_rejected_with_file_line(app_config, user
 )
 def test_unknown_task_names_the_nearest(app_config, name: str, nearest: str) -> None:
     with pytest.raises(BenchregError) as info:
-        task_spec(app_config(f"task={name}"))
+        bound_task(app_config(f"task={name}"))
     message = info.value.message
     assert f"unknown task {name!r}" in message and repr(nearest) in message
     assert "\n" not in message

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from benchreg.app import modes
 from benchreg.app.callbacks import report_sweep
 from benchreg.app.main import run_job
+from benchreg.core import pipeline
 from benchreg.core.errors import BenchregError
-from benchreg.core.records import write_error
+from benchreg.core.outputs import write_error
 from benchreg.core.validation import Finding
 
 
@@ -49,7 +49,7 @@ def test_validate_reports_where_the_file_went(app_config, tmp_path: Path, capsys
 
 def test_validate_with_errors_marks_the_job_failed(app_config, tmp_path: Path, monkeypatch) -> None:
     bad = [Finding("q7", "answer is not among the options", "error"), Finding("q8", "odd")]
-    monkeypatch.setattr(modes, "run_validators", lambda *args: bad)
+    monkeypatch.setattr(pipeline, "run_validators", lambda *args: bad)
     result = run_job(app_config("task=reaction_mc/single_varying", "mode=validate"), tmp_path)
     assert result["failed"]
     report = json.loads((tmp_path / "validation.json").read_text())

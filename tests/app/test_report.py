@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import benchreg.app.report as report_package
+import benchreg.core
 from benchreg.app.commands import main as command_main
 from benchreg.app.report import INSTALL_HINT, write_report
 
@@ -106,8 +106,8 @@ def test_without_matplotlib_the_markdown_says_how_to_install(
     sweep: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    monkeypatch.delitem(sys.modules, "benchreg.app.report.figures", raising=False)
-    monkeypatch.delattr(report_package, "figures", raising=False)
+    monkeypatch.delitem(sys.modules, "benchreg.core.figures", raising=False)
+    monkeypatch.delattr(benchreg.core, "figures", raising=False)
     result = write_report(sweep)
     assert result.figures == []
     assert result.notes and INSTALL_HINT in result.notes[0]

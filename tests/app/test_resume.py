@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from benchreg.resources import tasks_dir
+from benchreg.core.resources import tasks_dir
 from benchreg.systems.fake_server import FakeChatServer
 
 pytestmark = [

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from benchreg.core.entries import list_tasks, task_folders
 from benchreg.core.errors import BenchregError
-from benchreg.core.tasks import list_tasks, task_folders
 from hydra_plugins.benchreg_sweeper import covering_jobs, expand_task_overrides
 
 
@@ -70,7 +70,7 @@ def _loader_and_master(*overrides: str):
     from hydra._internal.utils import create_config_search_path
     from hydra.types import RunMode
 
-    from benchreg.resources import conf_dir
+    from benchreg.core.resources import conf_dir
 
     loader = ConfigLoaderImpl(config_search_path=create_config_search_path(str(conf_dir())))
     master = loader.load_configuration("config", list(overrides), RunMode.MULTIRUN)

@@ -16,7 +16,7 @@ from benchreg.core.analysis import (
     system_labels,
     unique_jobs,
 )
-from benchreg.core.report import summary_csv, summary_markdown, summary_row
+from benchreg.core.summary import summary_csv, summary_markdown, summary_row
 
 SHA_A = "0123456789ab" + "c" * 52
 SHA_B = "fedcba987654" + "d" * 52

@@ -12,7 +12,8 @@ import pytest
 from benchreg import RunOptions, load_task
 from benchreg.core import registry
 from benchreg.core.journal import JOURNAL_FILE, Journal
-from benchreg.core.run import aexecute, build_system_for, prepare_run
+from benchreg.core.pipeline import build_system, prepare
+from benchreg.core.run import aexecute
 from benchreg.core.system import BaseSystem
 from benchreg.core.types import Prediction, Request, Status
 
@@ -56,14 +57,14 @@ registry.systems.add("flaky_for_tests", _factory)
 def test_a_resumed_run_asks_only_for_what_is_missing(tmp_path: Path) -> None:
     spec = load_task("molp2s/gap")
     options = RunOptions(batch_size=4, n_boot=0)
-    prepared = prepare_run(spec, view="correct", roots={}, options=options)
+    prepared = prepare(spec, view="correct", roots={}, options=options)
     n = len(prepared.samples)
     Flaky.asked = []
     with pytest.raises(RuntimeError, match="power cut"):
         asyncio.run(
             aexecute(
                 prepared,
-                build_system_for(prepared, {"name": "flaky_for_tests", "crash_after": 8}),
+                build_system(prepared, {"name": "flaky_for_tests", "crash_after": 8}),
                 options=options,
                 journal=Journal(tmp_path),
             )
@@ -73,7 +74,7 @@ def test_a_resumed_run_asks_only_for_what_is_missing(tmp_path: Path) -> None:
     result = asyncio.run(
         aexecute(
             prepared,
-            build_system_for(prepared, {"name": "flaky_for_tests", "crash_after": None}),
+            build_system(prepared, {"name": "flaky_for_tests", "crash_after": None}),
             options=options,
             journal=Journal(tmp_path),
         )

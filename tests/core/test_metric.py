@@ -10,9 +10,10 @@ import pytest
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.metric import MeanMetric, Metric
-from benchreg.core.scoring import bind_metrics, score
+from benchreg.core.scoring import score
 from benchreg.core.spec import TaskSpec
 from benchreg.core.stats import bootstrap_mean_ci, bootstrap_totals_ci, resample_weights
+from benchreg.core.task import Task, bind
 from benchreg.core.types import Prediction, Sample, Status
 
 
@@ -51,8 +52,9 @@ registry.metrics.add("test_micro_prf", MicroPRF)
 registry.metrics.add("test_closeness", Closeness)
 
 
-def _spec(metrics: list[dict]) -> TaskSpec:
-    return TaskSpec.model_validate(
+def _spec(metrics: list[dict], **extra: object) -> Task:
+    """A bound task of the given metrics (and other spec fields)."""
+    spec = TaskSpec.model_validate(
         {
             "name": "t/x",
             "family": "molp2s",
@@ -60,8 +62,10 @@ def _spec(metrics: list[dict]) -> TaskSpec:
             "loader": "molp2s",
             "answer_schema": "candidate_index",
             "metrics": metrics,
+            **extra,
         }
     )
+    return bind(spec)
 
 
 def _item_sets(n: int, seed: int) -> tuple[list[Sample], list[Prediction]]:
@@ -156,7 +160,7 @@ def test_params_reach_the_metric_and_label_renames_a_single_value() -> None:
 
 def test_label_on_a_multi_value_metric_is_an_error() -> None:
     with pytest.raises(BenchregError, match="reports 3 values"):
-        bind_metrics(_spec([{"name": "test_micro_prf", "primary": True, "label": "x"}]))
+        _spec([{"name": "test_micro_prf", "primary": True, "label": "x"}])
 
 
 def test_no_bootstrap_leaves_non_binary_values_without_ci() -> None:
@@ -174,9 +178,7 @@ def test_a_degraded_parse_is_flagged_and_scored_as_given() -> None:
         return Degraded(int(text.strip()), "bare number instead of JSON") if text.isdigit() else 0
 
     registry.parsers.add("test_lenient", lenient)
-    spec = _spec([{"name": "accuracy", "primary": True}]).model_copy(
-        update={"parser": registry_ref("test_lenient")}
-    )
+    spec = _spec([{"name": "accuracy", "primary": True}], parser="test_lenient")
     samples = [Sample(f"s{i}", {"candidate_completed_smiles": ["C", "N"]}, 1) for i in range(2)]
     preds = [Prediction("s0", raw_text="1"), Prediction("s1", raw_text="{...}")]
     parse_and_check(spec, samples, preds)
@@ -184,9 +186,3 @@ def test_a_degraded_parse_is_flagged_and_scored_as_given() -> None:
     assert preds[1].answer == 0 and preds[1].degraded is None
     rows = sample_rows(samples, preds, {}, "accuracy")
     assert rows[0]["degraded"] == "bare number instead of JSON" and "degraded" not in rows[1]
-
-
-def registry_ref(name: str) -> object:
-    from benchreg.core.spec import ComponentRef
-
-    return ComponentRef(name=name)

@@ -8,7 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from benchreg.core.errors import BenchregError
-from benchreg.core.spec import TaskSpec, check_components
+from benchreg.core.spec import TaskSpec
+from benchreg.core.task import bind
 
 BASE: dict[str, Any] = {
     "name": "molp2s/gap",
@@ -68,18 +69,17 @@ def test_exactly_one_primary(metrics: list[dict[str, Any]]) -> None:
 
 def test_repeated_metric_output_names_rejected() -> None:
     first = {"name": "accuracy", "primary": True}
-    problems = dict(check_components(spec(metrics=[first, {"name": "accuracy"}])))
-    assert "output name(s) ['accuracy'] repeat" in problems["metrics"]
-    renamed = spec(metrics=[first, {"name": "accuracy", "label": "b"}])
-    assert check_components(renamed) == []
+    with pytest.raises(BenchregError, match=r"metrics: .*output name\(s\) \['accuracy'\] repeat"):
+        bind(spec(metrics=[first, {"name": "accuracy"}]))
+    renamed = bind(spec(metrics=[first, {"name": "accuracy", "label": "b"}]))
+    assert [m.names for m in renamed.metrics] == [("accuracy",), ("b",)]
 
 
 def test_unknown_metric_param_is_reported_with_the_accepted_ones() -> None:
-    problems = dict(
-        check_components(spec(metrics=[{"name": "accuracy", "primary": True, "params": {"k": 1}}]))
-    )
-    assert "metric 'accuracy': bad params ['k']" in problems["metrics"]
-    assert "it takes: no params" in problems["metrics"]
+    with pytest.raises(BenchregError) as caught:
+        bind(spec(metrics=[{"name": "accuracy", "primary": True, "params": {"k": 1}}]))
+    assert "metrics 'accuracy': unknown param 'k'" in caught.value.message
+    assert "it takes: no params" in caught.value.message
 
 
 def test_default_view_must_be_a_view() -> None:
@@ -99,11 +99,10 @@ def test_view_on_viewless_task_is_a_user_error() -> None:
 
 
 def test_unknown_component_names_are_reported() -> None:
-    problems = dict(check_components(spec(metrics=[{"name": "acc", "primary": True}])))
-    assert "metrics" in problems
-    assert "unknown metric 'acc'" in problems["metrics"]
+    with pytest.raises(BenchregError, match="metrics: unknown metric 'acc'"):
+        bind(spec(metrics=[{"name": "acc", "primary": True}]))
 
 
 def test_spec_cannot_name_code() -> None:
-    problems = dict(check_components(spec(loader="os:system")))
-    assert "unknown loader 'os:system'" in problems["loader"]
+    with pytest.raises(BenchregError, match="loader: unknown loader 'os:system'"):
+        bind(spec(loader="os:system"))

@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from benchreg import load_task, run_task
+from benchreg import RunOptions, RunResult, load_task, run_task
 from benchreg.core import registry
-from benchreg.core.run import RunOptions, RunResult
 from benchreg.core.system import SystemContext, SystemReport
 from benchreg.core.types import Message, Prediction, Request, Sample
 from benchreg.systems.fake_server import FakeChatServer

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from benchreg.core.errors import BenchregError
-from benchreg.core.run import RunResult
+from benchreg.core.result import RunResult
 from benchreg.core.types import Status
 from tests.systems.conftest import run, skip_or_fail
 

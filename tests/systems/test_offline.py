@@ -29,7 +29,7 @@ def test_unknown_baseline_param_names_the_accepted_ones() -> None:
     factory = registry.systems.get("baseline")
     with pytest.raises(BenchregError) as info:
         factory({"name": "baseline", "params": {"temperature": 1}}, _ctx("reaction_mc/all_varying"))
-    assert "baseline 'reaction_mc_nearest_reference': bad params ['temperature']" in (
+    assert "baseline 'reaction_mc_nearest_reference': unknown param 'temperature'" in (
         info.value.message
     )
     assert "it takes: no params" in info.value.message
@@ -41,7 +41,7 @@ def test_random_is_seeded() -> None:
     from benchreg.core.types import Request
 
     spec = load_task("molp2s/gap")
-    from benchreg.core.run import data_root_for, load_dataset
+    from benchreg.core.pipeline import data_root_for, load_dataset
 
     samples = load_dataset(spec, "correct", data_root_for(spec, {})).samples
     ctx = SystemContext(spec, "correct", Path("."), samples)

@@ -2,10 +2,8 @@
 figures and markdown, written to `<sweep_dir>/report/` (also at the end of every sweep).
 
 - per task and model: the primary metric with its 95% CI (one figure per family);
-- per family: MolP2S accuracy by view per property with the use-claim verdict
-  (`analysis_molp2s_views.json`), PromptCBLUE per-task scores and the overall
-  (`analysis_cblue_overall.json`), reaction-MC reference-vs-control paired differences
-  (`analysis_reaction_mc_reference_gain.json`), retrieval metrics per modality against their gates;
+- per family: the figures of the family's registered report part (``benchreg.core.reporting``;
+  each family's ``report.py``), e.g. accuracy by view with verdicts, or metrics against gates;
 - a counts table (missing, invalid, out of range, error, degraded; failed and unfinished jobs) in
   which a broken run is highlighted.
 
@@ -29,11 +27,6 @@ from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
 REPORT_DIR = "report"
 INSTALL_HINT = "pip install 'benchreg[reports]'  (matplotlib)"
 COUNT_KEYS = ("missing", "invalid", "out_of_range", "error")
-ANALYSES = {
-    "molp2s": "analysis_molp2s_views.json",
-    "cblue": "analysis_cblue_overall.json",
-    "reaction_mc": "analysis_reaction_mc_reference_gain.json",
-}
 
 
 @dataclass
@@ -91,15 +84,6 @@ def read_sweep(sweep_dir: Path) -> list[Job]:
     return jobs
 
 
-def _analysis(sweep_dir: Path, name: str) -> dict[str, Any] | None:
-    path = sweep_dir / name
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def write_report(sweep_dir: Path, out_dir: Path | None = None) -> ReportResult:
     sweep_dir = Path(sweep_dir)
     out = Path(out_dir) if out_dir is not None else sweep_dir / REPORT_DIR
@@ -119,15 +103,20 @@ def write_report(sweep_dir: Path, out_dir: Path | None = None) -> ReportResult:
 
 
 def _figures(sweep_dir: Path, jobs: list[Job], notes: list[str]) -> dict[str, tuple[str, str]]:
-    """name -> (svg, caption); empty with a note when matplotlib is missing."""
+    """name -> (svg, caption): the primary metric per family, then each family's report part;
+    empty with a note when matplotlib is missing."""
     try:
-        from benchreg.app.report import figures as fg
+        from benchreg.core import figures as fg
     except ImportError:
         notes.append(f"matplotlib is not installed: no figures. Install them with {INSTALL_HINT}")
         return {}
+    from benchreg.core import registry
+    from benchreg.core.reporting import ReportInput
+
     out: dict[str, tuple[str, str]] = {}
     ok = [j for j in jobs if j.state == "ok"]
-    for family in sorted({j.family for j in ok}):
+    families = sorted({j.family for j in ok})
+    for family in families:
         rows = [
             {"label": f"{j.label} ({j.primary()['name']})", "model": j.model, **j.primary()}
             for j in ok
@@ -139,42 +128,18 @@ def _figures(sweep_dir: Path, jobs: list[Job], notes: list[str]) -> dict[str, tu
                 svg,
                 f"{family}: primary metric per task and model with its 95% CI",
             )
-    makers = {
-        "molp2s": (
-            fg.molp2s_views,
-            "MolP2S accuracy by view per property (Wilson 95% CI) with "
-            "the use-claim verdict (analysis_molp2s_views.json)",
-        ),
-        "cblue": (
-            fg.cblue_tasks,
-            "PromptCBLUE per-task scores (95% CI) and the overall score "
-            "(analysis_cblue_overall.json)",
-        ),
-        "reaction_mc": (
-            fg.reaction_mc_gain,
-            "Reaction-condition MC: paired difference with "
-            "reference minus control per question type (95% bootstrap CI, Wilcoxon "
-            "p; analysis_reaction_mc_reference_gain.json)",
-        ),
-    }
-    for family, (make, caption) in makers.items():
-        data = _analysis(sweep_dir, ANALYSES[family])
-        if data is None:
+    for family in families:
+        if family not in registry.report_parts:
             continue
+        records = [j.record for j in ok if j.family == family and j.record]
         try:
-            svg = make(data)
+            made = registry.report_parts.get(family).figures(
+                ReportInput(family, sweep_dir, records)
+            )
         except Exception as exc:  # an analysis of another shape must not stop the report
             notes.append(f"{family} figure skipped: {type(exc).__name__}: {exc}")
             continue
-        if svg:
-            out[f"{family}_analysis"] = (svg, caption)
-    retrieval = [j.record for j in ok if j.family == "retrieval" and j.record]
-    svg = fg.retrieval_gates(retrieval) if retrieval else None
-    if svg:
-        out["retrieval_gates"] = (
-            svg,
-            "Retrieval: gated metrics per modality (green pass, red fail, dashed line the gate)",
-        )
+        out.update({figure.name: (figure.svg, figure.caption) for figure in made})
     return out
 
 

@@ -25,20 +25,19 @@ def make_trivial(ctx: SystemContext, *, labels: str = "first_option") -> Callabl
             f"baseline cblue_trivial: unknown labels={labels!r}",
             fix="use labels=first_option or labels=empty",
         )
-    spec = ctx.spec
-    info = task_of_params(spec.loader.params, where=f"task entry {spec.name}")
+    task = ctx.task
+    info = task_of_params(task.loader.params, where=f"task entry {task.name}")
     if info.kind != "classification":
         empty = info.empty_answer()
         return lambda sample: type(empty)()
-    if spec.parser is None:
-        raise BenchregError(f"task entry {spec.name} names no parser", fix="add `parser:`")
-    parser = registry.parsers.get(spec.parser.name)
-    params = dict(spec.parser.params)
+    parser = task.parser
+    if parser is None:
+        raise BenchregError(f"task entry {task.name} names no parser", fix="add `parser:`")
 
     def first_option(sample: Sample) -> str:
         choices = sample.input.get("answer_choices") or []
         if not choices or labels == "empty":
             return ""
-        return str(parser(str(choices[0]), sample, **params))  # CHIP-STS: 相同 -> 是的
+        return str(parser(str(choices[0]), sample))  # CHIP-STS: 相同 -> 是的
 
     return first_option

@@ -167,7 +167,7 @@ class ReportRouge(Metric):
 # --- family counter ------------------------------------------------------------------------------
 
 
-@registry.counters.register("cblue")
+@registry.counts.register("cblue")
 def cblue_counts(
     samples: Sequence[Sample], predictions: Sequence[Prediction], **params: Any
 ) -> dict[str, int]:

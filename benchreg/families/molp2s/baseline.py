@@ -214,7 +214,7 @@ def make(ctx: SystemContext, **params: Any) -> Callable[[Sample], Prediction]:
     if params:
         raise BenchregError(
             f"baseline molp2s_rdkit takes no parameters, got {', '.join(sorted(params))}",
-            where=ctx.spec.name,
+            where=ctx.task.name,
             fix="remove the baseline params from the task entry or the model.params override",
         )
 

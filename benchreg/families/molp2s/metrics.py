@@ -15,7 +15,7 @@ from benchreg.core.metric import is_hit
 from benchreg.core.types import Prediction, Sample
 
 
-@registry.counters.register("molp2s")
+@registry.counts.register("molp2s")
 def molp2s_counts(samples: Sequence[Sample], predictions: Sequence[Prediction]) -> dict[str, int]:
     return {
         "hits": sum(is_hit(s, p) for s, p in zip(samples, predictions, strict=True)),

@@ -96,7 +96,7 @@ class ReactionScores(MeanMetric):
         return detail
 
 
-@registry.counters.register("reaction_mc")
+@registry.counts.register("reaction_mc")
 def count_questions(
     samples: Sequence[Sample], predictions: Sequence[Prediction]
 ) -> dict[str, int]:

@@ -27,7 +27,7 @@ from benchreg.families.retrieval.times import parse_time
 
 def build_atoms(ctx: SystemContext, chunker: str, **chunk_params: Any) -> list[Atom]:
     manifest = read_manifest(ctx.data_root)
-    modality = ctx.spec.loader.params.get("modality")
+    modality = ctx.task.loader.params.get("modality")
     atoms: list[Atom] = []
     for row in manifest.rows.values():
         if row.modality == modality:

@@ -36,9 +36,10 @@ class BM25Index:
         self, query: str, k: int, visible: np.ndarray | None = None, min_score: float = 0.0
     ) -> list[tuple[int, float]]:
         """Top ``k`` (index, score) with score > ``min_score`` among the visible atoms."""
-        if not self.size:
-            return []
-        scores = np.asarray(self._bm25.get_scores(tokenize(query, self.stopwords)), dtype=float)
+        terms = tokenize(query, self.stopwords)
+        if not self.size or not terms:
+            return []  # a query with no term left (punctuation, stopwords) matches nothing
+        scores = np.asarray(self._bm25.get_scores(terms), dtype=float)
         if visible is not None:
             scores = np.where(visible, scores, -np.inf)
         order = np.lexsort((np.arange(self.size), -scores))[:k]  # ties: corpus order

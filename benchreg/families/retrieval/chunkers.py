@@ -85,8 +85,9 @@ def _windows(items: Sequence[Any], size: int, stride: int) -> list[Sequence[Any]
 def window_chunker(
     row: ManifestRow, units: Sequence[Unit], params: dict[str, Any]
 ) -> list[Atom]:
-    size = int(params.get("size") or DEFAULT_WINDOW[row.modality])
-    stride = int(params.get("stride") or size)
+    given_size, given_stride = params.get("size"), params.get("stride")
+    size = int(DEFAULT_WINDOW[row.modality] if given_size is None else given_size)
+    stride = int(size if given_stride is None else given_stride)
     if size < 1 or stride < 1:
         raise BenchregError("chunker window: size and stride must be >= 1")
     modality = row.modality

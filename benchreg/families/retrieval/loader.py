@@ -1,9 +1,9 @@
 """Loader `retrieval`: the entries of one modality and split from `sets/*.jsonl`, checked
 against `corpus/manifest.jsonl`.
 
-The view is the split (`dev` by default). The `test` split is frozen: reading it needs a final
-run (``run.final=true``, never a task-file param); without it the loader stops before opening any
-file.
+The view is the split (`dev` by default). The `test` split is frozen (`frozen_views` in the task
+entries' base): the core reads it only in a final run (``run.final=true``) and otherwise stops
+before the loader opens any file.
 Entries that break a rule of spec 004 are void: dropped, each named in a warning and in the
 `retrieval_sets` validator's findings (``void_entries: error`` stops the run instead).
 """
@@ -25,22 +25,6 @@ from benchreg.families.retrieval.regions import MODALITIES
 from benchreg.families.retrieval.validators import Located, check_entries, unanswerable_shares
 
 SETS = "sets"
-FROZEN_SPLIT = "test"
-
-
-def final_run(ctx: LoadContext) -> bool:
-    """Whether this is a final-acceptance run (allowed to read the frozen split)."""
-    return ctx.final
-
-
-def guard_split(ctx: LoadContext, split: str) -> None:
-    if split == FROZEN_SPLIT and not final_run(ctx):
-        raise BenchregError(
-            f"the {FROZEN_SPLIT!r} split is frozen (spec 004: final acceptance only); "
-            "nothing of it was read",
-            where=ctx.task_name,
-            fix="use view=dev while tuning; for the final acceptance run add run.final=true",
-        )
 
 
 def _selected(record: Record, modality: str, split: str) -> bool:
@@ -91,7 +75,6 @@ def load_retrieval(ctx: LoadContext) -> Dataset:
             f"task {ctx.task_name}: loader param `modality` must be one of {list(MODALITIES)}"
         )
     split = ctx.view or "dev"
-    guard_split(ctx, split)
     manifest = read_manifest(ctx.data_root)
     set_files = sorted((ctx.data_root / SETS).glob("*.jsonl"))
     if not set_files:

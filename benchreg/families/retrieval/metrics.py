@@ -10,7 +10,7 @@ from benchreg.core.ranking.resolution import resolved_of
 from benchreg.core.types import Prediction, Sample
 
 
-@registry.counters.register("retrieval")
+@registry.counts.register("retrieval")
 def retrieval_counts(
     samples: Sequence[Sample], predictions: Sequence[Prediction]
 ) -> dict[str, int]:

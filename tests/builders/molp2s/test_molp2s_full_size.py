@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchreg import load_task
-from benchreg.core.run import load_dataset
+from benchreg.core.pipeline import load_dataset
 from builders.molp2s import generate
 
 LARGER = {

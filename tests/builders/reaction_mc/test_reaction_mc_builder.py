@@ -21,7 +21,7 @@ import yaml
 
 from benchreg import load_task, run_task
 from benchreg.core import registry
-from benchreg.core.run import data_root_for, load_dataset
+from benchreg.core.pipeline import data_root_for, load_dataset
 from benchreg.families.reaction_mc.build import build, write_release
 from benchreg.families.reaction_mc.build.__main__ import main
 from benchreg.families.reaction_mc.records import ID_RE, QUESTION_TYPES, base_id

@@ -12,7 +12,7 @@ import pytest
 from benchreg import RunOptions, RunResult, load_task, run_task
 from benchreg.core import registry
 from benchreg.core.metric import Metric
-from benchreg.core.run import data_root_for, load_dataset
+from benchreg.core.pipeline import data_root_for, load_dataset
 from benchreg.core.types import Dataset, Prediction, Sample
 from benchreg.families.cblue.catalogue import TASK_NAMES
 

@@ -118,7 +118,7 @@ def test_incomplete_and_multiple_groups(sample_sweep: Path, tmp_path: Path) -> N
 
 def _write_job(sweep_dir: Path, name: str, task: str, model: dict[str, Any], root: Path) -> None:
     from benchreg import RunOptions, load_task, run_task
-    from benchreg.core.records import write_run
+    from benchreg.core.outputs import write_run
 
     result = run_task(
         load_task(f"cblue/{task}"),
@@ -162,7 +162,7 @@ def test_same_named_predictions_files_are_two_models(
 ) -> None:
     from benchreg.core.analysis import run_analyses, short_identity, write_reports
     from benchreg.core.io import sha256_file
-    from benchreg.core.report import summary_csv, summary_markdown, summary_row
+    from benchreg.core.summary import summary_csv, summary_markdown, summary_row
 
     sweep_dir, file_a, file_b = two_model_sweep
     jobs = read_jobs(sweep_dir)

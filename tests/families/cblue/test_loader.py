@@ -109,15 +109,13 @@ def test_files_that_are_not_utf8_are_one_clear_error(tmp_path: Path) -> None:
 def test_task_comes_from_the_loader_param_only(tmp_path: Path) -> None:
     """The entry names its PromptCBLUE task once (`loader.params.task`), never by entry name."""
     from benchreg import load_task
-    from benchreg.core.run import load_dataset
+    from benchreg.core.pipeline import load_dataset
 
     write_jsonl(tmp_path / "dev.json", [row("a"), row("q", task="KUAKE-QIC", target="就医建议")])
     spec = load_task("cblue/KUAKE-IR")
-    renamed = spec.model_copy(update={"loader": spec.loader.model_copy(update={"params": {}})})
+    renamed = spec.evolve(loader={"name": spec.loader.name, "params": {}})
     with pytest.raises(BenchregError, match="loader param `task`"):
         load_dataset(renamed, "dev", tmp_path)
-    other = spec.model_copy(
-        update={"loader": spec.loader.model_copy(update={"params": {"task": "KUAKE-QIC"}})}
-    )
+    other = spec.evolve(loader={"name": spec.loader.name, "params": {"task": "KUAKE-QIC"}})
     dataset = load_dataset(other, "dev", tmp_path)
     assert [(s.id, s.input["task_dataset"]) for s in dataset.samples] == [("q", "KUAKE-QIC")]

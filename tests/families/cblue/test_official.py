@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from benchreg import load_task
-from benchreg.core.scoring import bind_metrics
 from benchreg.families.cblue.catalogue import TASK_NAMES
 from benchreg.families.cblue.official import overlap
 
@@ -72,7 +71,7 @@ def test_gold_parsed_from_target_when_no_structured_file(
 def test_official_key_names_for_every_task(reference: Path) -> None:
     expected = load_json(reference / "perfect.scores.json")
     for task in TASK_NAMES:
-        labels = [name for b in bind_metrics(load_task(f"cblue/{task}")) for name in b.names]
+        labels = [name for b in load_task(f"cblue/{task}").metrics for name in b.names]
         assert sorted(labels) == sorted(expected["tasks"][task]["scores"]), task
 
 

@@ -182,7 +182,7 @@ def test_one_line_report_as_model_text_scores_as_the_gold(raw: Path, tmp_path: P
     """The gold text itself, on one line, scores rougeL 0.999999995 (the official perfect score)
     instead of 0.31; every sample is flagged degraded and results.json carries the sections."""
     from benchreg.core.analysis import JobRecord
-    from benchreg.core.records import write_run
+    from benchreg.core.outputs import write_run
     from benchreg.families.cblue.analysis import cblue_jobs, results_json
 
     from .cblue_helpers import load_json, run_cblue, write_jsonl

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchreg import load_task
-from benchreg.core.run import render_prompts
+from benchreg.core.pipeline import render_prompts
 
 from .cblue_helpers import load
 

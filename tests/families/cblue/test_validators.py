@@ -11,7 +11,7 @@ from .cblue_helpers import load, row, write_jsonl
 def test_gold_validator_flags_structured_gold_that_disagrees_with_target(tmp_path: Path) -> None:
     from benchreg import load_task
     from benchreg.core import registry
-    from benchreg.core.run import load_context
+    from benchreg.core.pipeline import load_context
 
     write_jsonl(tmp_path / "dev.json", [row("a", target="相关"), row("b", target="不相关")])
     (tmp_path / "dev_structured.json").write_text(

@@ -219,7 +219,7 @@ def _run_views(
     root: Path, sweep_dir: Path, directory: str, kind: str, views: tuple[str, ...]
 ) -> None:
     from benchreg import RunOptions, load_task, run_task
-    from benchreg.core.records import write_run
+    from benchreg.core.outputs import write_run
 
     answers = _answers(root, directory, kind)
     for view in views:

@@ -131,7 +131,7 @@ def test_unparseable_candidates_and_malformed_properties_do_not_crash() -> None:
 
 def test_factory_is_registered_and_returns_predictions() -> None:
     make = registry.baselines.get("molp2s_rdkit")
-    ctx = SimpleNamespace(spec=SimpleNamespace(name="molp2s/carbon_nmr_peaks"))
+    ctx = SimpleNamespace(task=SimpleNamespace(name="molp2s/carbon_nmr_peaks"))
     answer = make(ctx)
     six = carbon("peaks", [{"shift": s} for s in range(6)])
     sample = Sample(id="t1", input=task(TOLYL, carbon_nmr=six), gold=2)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchreg import BenchregError, load_task
-from benchreg.core.run import load_dataset
+from benchreg.core.pipeline import load_dataset
 
 
 def load(root: Path, view: str = "correct"):

@@ -25,12 +25,12 @@ PREDICTIONS = [
 
 
 def test_counter_reports_hits_and_tasks_only() -> None:
-    counts = registry.counters.build("molp2s", {}, SAMPLES, PREDICTIONS)
+    counts = registry.counts.get("molp2s")(SAMPLES, PREDICTIONS)
     assert counts == {"hits": 1, "tasks": 5}
 
 
 def test_accuracy_is_hits_over_every_sample() -> None:
-    accuracy = registry.metrics.build("accuracy", {})
+    accuracy = registry.metrics.get("accuracy")()
     stats = accuracy.stats(SAMPLES, PREDICTIONS)
     assert accuracy.reduce(stats.sum(axis=0), len(SAMPLES)).tolist() == [0.2]
     assert accuracy.support(stats, PREDICTIONS) == (5, 5)

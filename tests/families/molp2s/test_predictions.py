@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchreg import BenchregError, load_task, run_task
-from benchreg.core.run import RunResult
+from benchreg.core.result import RunResult
 
 
 def score(

@@ -24,7 +24,7 @@ def test_structure_only_prompt_says_no_property() -> None:
 
 def test_release_prompts_win_over_shipped_ones(release) -> None:
     from benchreg import load_task
-    from benchreg.core.run import load_dataset, render_prompts
+    from benchreg.core.pipeline import load_dataset, render_prompts
 
     root = release()
     spec = load_task("molp2s/gap")

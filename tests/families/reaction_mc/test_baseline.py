@@ -16,6 +16,6 @@ def test_baseline_follows_the_best_reference() -> None:
 
 
 def test_baseline_takes_no_params() -> None:
-    with pytest.raises(BenchregError, match="bad params"):
+    with pytest.raises(BenchregError, match="unknown param 'k'"):
         run_task(load_task("reaction_mc/all_varying"), view=None,
                  system_cfg={"name": "baseline", "params": {"k": 3}}, roots={})

@@ -171,7 +171,7 @@ def test_a_repeated_load_of_an_unchanged_file_reuses_its_samples(
     question, release, tmp_path: Path, monkeypatch
 ) -> None:
     from benchreg.core import checkcache
-    from benchreg.core.run import data_root_for, load_dataset
+    from benchreg.core.pipeline import data_root_for, load_dataset
     from benchreg.families.reaction_mc import loader
 
     monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
@@ -214,7 +214,7 @@ def test_a_file_read_by_several_processes_gives_the_one_process_samples(
     """core.partload: a worker process builds the second half; same samples, same order, and the
     cache entry they leave is read back as the same samples."""
     from benchreg.core import checkcache
-    from benchreg.core.run import data_root_for, load_dataset
+    from benchreg.core.pipeline import data_root_for, load_dataset
 
     monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
     spec = load_task(f"reaction_mc/{SV}")
@@ -258,11 +258,11 @@ def test_a_problem_in_a_worker_part_is_reported_as_in_one_process(
 
 
 def test_an_unknown_question_type_is_one_clear_error(question, release) -> None:
-    from benchreg.core.run import data_root_for, load_dataset
+    from benchreg.core.pipeline import data_root_for, load_dataset
 
     spec = load_task(f"reaction_mc/{SV}")
-    spec = spec.model_copy(update={"loader": spec.loader.model_copy(
-        update={"params": {"question_type": "single_varyng"}})})
+    spec = spec.evolve(loader={"name": spec.loader.name,
+                               "params": {"question_type": "single_varyng"}})
     root = release({SV: _many(question, 3)})
     with pytest.raises(BenchregError, match="unknown question_type 'single_varyng'"):
         load_dataset(spec, None, data_root_for(spec, {"reaction_mc": str(root)}))

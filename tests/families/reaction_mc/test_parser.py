@@ -84,7 +84,7 @@ def test_degraded_reads_are_counted_and_written(tmp_path: Path) -> None:
     import json
 
     from benchreg import RunOptions, load_task, run_task
-    from benchreg.core.records import write_run
+    from benchreg.core.outputs import write_run
 
     spec = load_task("reaction_mc/all_varying")
     first = run_task(spec, view=None, system_cfg={"name": "random"}, roots={})

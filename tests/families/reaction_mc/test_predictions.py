@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchreg import BenchregError, load_task, run_task
-from benchreg.core.run import RunResult
+from benchreg.core.result import RunResult
 from benchreg.core.scoring import parse_and_check
 from benchreg.core.types import Prediction
 from benchreg.families.reaction_mc.predictions import read_predictions

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchreg import load_task
-from benchreg.core.run import data_root_for, load_dataset, render_prompts
+from benchreg.core.pipeline import data_root_for, load_dataset, render_prompts
 from benchreg.families.reaction_mc.prompts import fill
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from benchreg import load_task
 from benchreg.core import registry
-from benchreg.core.run import data_root_for, load_dataset
+from benchreg.core.pipeline import data_root_for, load_dataset
 from benchreg.families.reaction_mc.records import QUESTION_TYPES
 
 AV = "all_varying"

@@ -17,7 +17,7 @@ SAMPLE = Path(__file__).resolve().parents[3] / "benchreg" / "families" / "retrie
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    registry.load_families()
+    registry.load_components()
     shutil.copytree(SAMPLE, tmp_path / "root")
     return tmp_path / "root"
 

@@ -11,8 +11,8 @@ import pytest
 from benchreg import RunOptions, load_task, run_task
 from benchreg.core.analysis import read_jobs, run_analyses
 from benchreg.core.errors import BenchregError
-from benchreg.core.records import write_run
-from benchreg.core.run import load_dataset
+from benchreg.core.outputs import write_run
+from benchreg.core.pipeline import load_dataset
 from benchreg.families.retrieval import loader
 
 MODALITIES = ["pdf", "image", "ui_screenshot", "video", "code", "conversation"]
@@ -38,9 +38,10 @@ def test_test_split_needs_a_final_run(root: Path, monkeypatch: pytest.MonkeyPatc
 def test_a_task_file_cannot_open_the_frozen_split(root: Path) -> None:
     spec = load_task("retrieval/pdf")
     params = {**spec.loader.params, "final": True}
-    sneaky = spec.model_copy(update={"loader": spec.loader.model_copy(update={"params": params})})
+    with pytest.raises(BenchregError, match="unknown param 'final'"):
+        spec.evolve(loader={"name": spec.loader.name, "params": params})
     with pytest.raises(BenchregError, match="frozen"):
-        load_dataset(sneaky, "test", root)
+        load_dataset(spec.evolve(description="rebound"), "test", root)
 
 
 @pytest.mark.parametrize("modality", MODALITIES)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from benchreg import RunOptions, load_task, run_task
-from benchreg.core.run import load_context, load_dataset, run_validators
+from benchreg.core.pipeline import load_context, load_dataset, run_validators
 from benchreg.families.retrieval.convert import convert
 from tests.conftest import shared_path
 
@@ -38,9 +38,9 @@ def real_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def spec_for(modality: str):  # type: ignore[no-untyped-def]
     spec = load_task(f"retrieval/{modality}")
-    metrics = [m.model_copy(update={"params": {**m.params, "strong_score": STRONG}})
-               if m.name == "false_recall" else m for m in spec.metrics]
-    return spec.model_copy(update={"metrics": metrics})
+    metrics = [m.ref.model_copy(update={"params": {**m.params, "strong_score": STRONG}})
+               if m.name == "false_recall" else m.ref for m in spec.metrics]
+    return spec.evolve(metrics=metrics)
 
 
 # --- an independent reading of the definitions ---------------------------------------------
@@ -207,7 +207,7 @@ def test_real_sets_validate(real_root: Path, modality: str) -> None:
     spec = spec_for(modality)
     for view in ("dev", "test") if modality != "code" else ("test",):
         dataset = load_dataset(spec, view, real_root, final=True)
-        ctx = load_context(spec, view, real_root, final=True)
+        ctx = load_context(spec, view, real_root)
         errors = [f for f in run_validators(spec, dataset, ctx) if f.severity == "error"]
         assert not errors and not dataset.info["void"], errors[:3]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from benchreg.core.errors import BenchregError
-from benchreg.core.run import load_context, load_dataset, run_validators
-from benchreg.core.tasks import load_task
+from benchreg.core.pipeline import load_context, load_dataset, run_validators
+from benchreg.core.task import load_task
 from benchreg.families.retrieval.regions import region_problem
 
 from .conftest import read_jsonl, write_jsonl
@@ -76,8 +76,8 @@ def test_void_entries_are_dropped_or_stop_the_run(root: Path, edit_entry) -> Non
     edit_entry("pdf", 0, lambda e: e.update(split="val"))
     spec = load_task("retrieval/pdf")
     assert "pdf-00" not in {s.id for s in load_dataset(spec, "dev", root).samples}
-    strict = spec.model_copy(update={"loader": spec.loader.model_copy(
-        update={"params": {"modality": "pdf", "void_entries": "error"}})})
+    strict = spec.evolve(loader={"name": spec.loader.name,
+                                 "params": {"modality": "pdf", "void_entries": "error"}})
     with pytest.raises(BenchregError, match="pdf-00"):
         load_dataset(strict, "dev", root)
 

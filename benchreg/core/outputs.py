@@ -8,10 +8,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchreg.core.io import atomic_write_json, atomic_write_jsonl, sha256_file
+from benchreg.core.io import (
+    atomic_write_json,
+    atomic_write_jsonl,
+    json_default_or_text,
+    sha256_file,
+)
 from benchreg.core.provenance import environment, file_hashes, redact, spec_sha256
 from benchreg.core.reader import gc_paused
-from benchreg.core.run import RunResult
+from benchreg.core.result import RunResult
 from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
 from benchreg.core.scoring import sample_rows
 from benchreg.core.system import SystemReport
@@ -39,15 +44,15 @@ def system_record(report: SystemReport) -> dict[str, Any]:
 
 def small_values(info: Mapping[str, Any], limit: int = 2000) -> dict[str, Any]:
     """What a loader said about its data (e.g. whether checks were skipped as cached), without
-    bulky entries."""
+    bulky entries, as plain JSON values (an object JSON cannot hold is written as its text)."""
     out = {}
     for key, value in info.items():
         try:
-            text = json.dumps(value, default=str)
+            text = json.dumps(value, default=json_default_or_text)
         except (TypeError, ValueError):
             continue
         if len(text) <= limit:
-            out[key] = value
+            out[key] = json.loads(text)
     return out
 
 

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from benchreg.core.answers import IndexInto
+from benchreg.core.index_answer import IndexInto
 from benchreg.core.types import Sample, Status
 
 SAMPLE = Sample(id="q1", input={"options": ["a", "b", "c"]}, gold=1)

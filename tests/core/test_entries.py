@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from benchreg.core.entries import list_tasks
 from benchreg.core.errors import BenchregError
-from benchreg.core.tasks import list_tasks, load_task
+from benchreg.core.task import load_task
 
 ENTRY = """\
 defaults:

@@ -1,9 +1,10 @@
-"""Finding task entries and turning them into validated :class:`TaskSpec` objects.
+"""Finding task entries and composing them into validated :class:`TaskSpec` objects.
 
 A task entry is `<folder>/<group>/<name>.yaml` (or `<folder>/tasks/<group>/<name>.yaml` for a
 folder on Hydra's search path, which may also hold other config groups such as `model/`); it may
 start with a defaults list naming a shared base (`/task/_base/<family>@_here_`) and `_self_`.
-:func:`load_task` is the only composer: the Hydra app resolves its `task=<name>` string with it.
+:func:`benchreg.core.task.load_task` composes with these functions and binds the result; the Hydra
+app resolves its `task=<name>` string with it.
 Task files only name registered components, so `${...}` interpolations are rejected. Errors
 name the file and line of the offending key.
 """
@@ -22,8 +23,8 @@ from pydantic import ValidationError
 
 from benchreg.core.errors import BenchregError, at
 from benchreg.core.io import check_yaml_node, read_yaml
-from benchreg.core.spec import TaskSpec, check_components
-from benchreg.resources import tasks_dir
+from benchreg.core.resources import tasks_dir
+from benchreg.core.spec import TaskSpec
 
 ENV_VAR = "BENCHREG_TASKS_PATH"
 
@@ -95,16 +96,6 @@ def list_tasks(folders: Iterable[Path] | None = None) -> list[str]:
             if not any(part.startswith("_") for part in rel.split("/")):
                 names.add(rel)
     return sorted(names)
-
-
-def load_task(name: str, extra_folders: Iterable[Path] = ()) -> TaskSpec:
-    """Compose and validate the task entry ``name`` (e.g. ``"molp2s/gap"``)."""
-    folders = task_folders(extra_folders)
-    path = find_task_file(name, folders)
-    if path is None:
-        raise unknown_task(name, folders)
-    data, sources = compose_entry(path, folders)
-    return spec_from_mapping(data, sources, entry=path)
 
 
 def unknown_task(name: str, folders: list[Path]) -> BenchregError:
@@ -203,50 +194,7 @@ def spec_from_mapping(
             what = f"bad value for {'.'.join(keys) or 'entry'!r}: {error['msg']}"
             fix = "see the task spec in benchreg/core/spec.py"
         raise BenchregError(what, where=where, fix=fix) from None
-    check_typed_params(spec, sources, fallback)
-    problems = check_components(spec)
-    if problems:
-        field, message = problems[0]
-        unknown = message.split("'")[1] if "'" in message else ""
-        where = locate_value(sources, unknown) or locate_key(sources, [field]) or fallback
-        raise BenchregError(f"{field}: {message}", where=where)
     return spec
-
-
-# component field -> (registry name, positional args before the params)
-_PARAMS_OF = {
-    "loader": ("loaders", 0),
-    "parser": ("parsers", 2),
-    "predictions": ("prediction_readers", 3),
-    "baseline": ("baselines", 1),
-    "counts": ("counters", 2),
-    "metrics": ("metrics", 0),
-    "validators": ("validators", 2),
-    "analyses": ("analyses", 1),
-}
-
-
-def check_typed_params(spec: TaskSpec, sources: list[Path], fallback: Path | None) -> None:
-    """Every component's params by name and type (strict scalars), located at file:line."""
-    from benchreg.core import registry
-    from benchreg.core.params import check_params
-
-    for field, (reg_name, n_args) in _PARAMS_OF.items():
-        value = getattr(spec, field)
-        refs = value if isinstance(value, list) else [value]
-        reg = getattr(registry, reg_name)
-        for ref in refs:
-            if ref is None or not ref.params or ref.name not in reg:
-                continue  # unknown names are reported by check_components
-
-            def locate(key: str, field: str = field) -> str | None:
-                return locate_key(sources, [field, "params", key]) or (
-                    str(fallback) if fallback else None
-                )
-
-            check_params(
-                f"{field} {ref.name!r}", reg.get(ref.name), ref.params, n_args, locate=locate
-            )
 
 
 def _allowed_keys(keys: list[str]) -> list[str]:
@@ -258,8 +206,9 @@ def _allowed_keys(keys: list[str]) -> list[str]:
     return sorted(model.model_fields)
 
 
-def locate_key(sources: list[Path], keys: list[str]) -> str | None:
-    """file:line of the (last) source that sets the nested key ``keys``."""
+def locate_key(sources: list[Path], keys: list[str | int]) -> str | None:
+    """file:line of the (last) source that sets the nested key ``keys`` (an int picks an item
+    of a list)."""
     for path in reversed(sources):
         line = _key_line(path, keys)
         if line is not None:
@@ -277,10 +226,16 @@ def locate_value(sources: list[Path], value: str) -> str | None:
     return None
 
 
-def _key_line(path: Path, keys: list[str]) -> int | None:
+def _key_line(path: Path, keys: list[str | int]) -> int | None:
     node = _compose(path)
     line = None
     for key in keys:
+        if isinstance(key, int):
+            if not isinstance(node, yaml.SequenceNode) or not 0 <= key < len(node.value):
+                return None  # this file does not hold that list
+            node = node.value[key]
+            line = node.start_mark.line + 1
+            continue
         if isinstance(node, yaml.SequenceNode):
             found = [
                 _find_key(item, key) for item in node.value if isinstance(item, yaml.MappingNode)

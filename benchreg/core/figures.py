@@ -1,0 +1,127 @@
+"""Drawing helpers for report figures, matplotlib's object API (Agg/SVG canvases, no pyplot,
+no display). Each figure function returns SVG text, or None when there is nothing to draw.
+
+Import this module only where a figure is drawn: matplotlib is an optional extra
+(`benchreg[reports]`); without it the import raises ImportError, which the report turns into a
+note saying how to install it.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from matplotlib import rcParams
+from matplotlib.figure import Figure
+
+rcParams["svg.hashsalt"] = "benchreg"  # stable element ids: the same data gives the same file
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+PASS, FAIL, NA = "#2ca02c", "#d62728", "#9e9e9e"
+
+
+def to_svg(fig: Figure) -> str:
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    return buffer.getvalue()
+
+
+def finite(x: Any) -> bool:
+    return isinstance(x, int | float) and math.isfinite(x)
+
+
+def points_with_ci(
+    ax: Any,
+    xs: list[float],
+    ys: list[float],
+    errs: list[tuple[float, float]],
+    color: str,
+    label: str,
+) -> None:
+    """One series of points with horizontal 95% CI bars."""
+    ax.errorbar(
+        xs,
+        ys,
+        xerr=[[e[0] for e in errs], [e[1] for e in errs]],
+        fmt="o",
+        ms=4,
+        capsize=2.5,
+        color=color,
+        label=label,
+    )
+
+
+def error_bar(value: float, ci: Sequence[float] | None) -> tuple[float, float]:
+    if not ci or not all(finite(c) for c in ci):
+        return (0.0, 0.0)
+    return (max(0.0, value - ci[0]), max(0.0, ci[1] - value))
+
+
+def primary_metric(rows: Sequence[Mapping[str, Any]], title: str) -> str | None:
+    """Rows: {label, model, value, ci95, metric}: one line per task/view, a dot per model with
+    its 95% CI."""
+    rows = [r for r in rows if finite(r.get("value"))]
+    if not rows:
+        return None
+    labels = list(dict.fromkeys(r["label"] for r in rows))
+    models = list(dict.fromkeys(r["model"] for r in rows))
+    fig = Figure(figsize=(8.5, 0.9 + 0.32 * len(labels) * max(1, min(len(models), 3) * 0.6)))
+    ax = fig.add_subplot()
+    step = 0.6 / max(1, len(models))
+    for m, model in enumerate(models):
+        mine = [r for r in rows if r["model"] == model]
+        ys = [labels.index(r["label"]) + (m - (len(models) - 1) / 2) * step for r in mine]
+        xs = [r["value"] for r in mine]
+        errs = [error_bar(r["value"], r.get("ci95")) for r in mine]
+        points_with_ci(ax, xs, ys, errs, PALETTE[m % len(PALETTE)], model)
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    if all(0 <= r["value"] <= 1 for r in rows):
+        ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel("primary metric (95% CI)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(title, fontsize=10)
+    ax.legend(
+        fontsize=8,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.08 - 0.6 / len(labels)),
+        ncol=min(3, len(models)),
+        frameon=False,
+    )
+    return to_svg(fig)
+
+
+def gate_threshold(gate: str) -> float | None:
+    try:
+        return float(gate.split()[-1])
+    except (ValueError, IndexError):
+        return None
+
+
+def paired_differences(rows: Sequence[Mapping[str, Any]], title: str, xlabel: str) -> str | None:
+    """Rows: {label, difference, ci95, significant}: a forest plot of paired differences."""
+    rows = [r for r in rows if finite(r.get("difference"))]
+    if not rows:
+        return None
+    fig = Figure(figsize=(8, 1.2 + 0.32 * len(rows)))
+    ax = fig.add_subplot()
+    for i, r in enumerate(rows):
+        color = FAIL if r.get("significant") else PALETTE[0]
+        err = error_bar(r["difference"], r.get("ci95"))
+        ax.errorbar(
+            [r["difference"]],
+            [i],
+            xerr=[[err[0]], [err[1]]],
+            fmt="o",
+            ms=4,
+            capsize=2.5,
+            color=color,
+        )
+    ax.axvline(0, color="#444", lw=0.8)
+    ax.set_yticks(range(len(rows)), [r["label"] for r in rows], fontsize=7)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    return to_svg(fig)

@@ -1,0 +1,26 @@
+"""The options of one run (`run.*` on the command line), the same for every family."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    batch_size: int = 64
+    limit: int | None = None
+    n_boot: int = 1000
+    seed: int = 0
+    progress: bool = True
+    cache: str = "read_write"  # model response cache: read_write | read_only | off
+    cache_dir: str | None = None  # None: the default cache folder (see benchreg.systems)
+    overwrite: bool = False  # replace a run folder that holds another (or a finished) run
+    final: bool = False  # a final-acceptance run: the views a task declares frozen may be read
+
+    def result_options(self) -> dict[str, Any]:
+        """The options that change a run's results (part of its fingerprint)."""
+        return {"limit": self.limit, "n_boot": self.n_boot, "seed": self.seed, "final": self.final}
+
+
+DEFAULT_OPTIONS = RunOptions()

@@ -1,0 +1,38 @@
+"""What a run produced: the samples, the system's answers after parsing, scores and counts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchreg.core.metric import MetricValue
+from benchreg.core.spec import TaskSpec
+from benchreg.core.system import SystemReport
+from benchreg.core.task import Task
+from benchreg.core.types import Dataset, Prediction, Sample
+from benchreg.core.validation import Finding
+
+
+@dataclass(slots=True)
+class RunResult:
+    task: Task
+    view: str | None
+    system_name: str  # display name (`model.label` when given)
+    system_identity: str  # tells two models apart in a sweep (never the label)
+    data_root: Path
+    dataset: Dataset
+    samples: list[Sample]
+    predictions: list[Prediction]
+    metrics: dict[str, MetricValue]  # output name -> value, n, denominator, CI
+    primary: str  # output name of the primary metric
+    per_sample: dict[str, Any]  # output name -> per-sample scores, where they exist
+    statuses: dict[str, int]  # the shared status counts (they sum to n)
+    counts: dict[str, int]  # the family's own counts
+    system_report: SystemReport = field(default_factory=SystemReport)
+    findings: list[Finding] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def spec(self) -> TaskSpec:
+        return self.task.spec
