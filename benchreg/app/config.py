@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchreg.core.errors import BenchregError
@@ -154,8 +154,7 @@ class AppSettings(BaseModel):
 
 def app_settings(cfg: DictConfig | Mapping[str, Any]) -> AppSettings:
     """Validate the composed app config (not `hydra.*`); one error naming the key and the fix."""
-    plain = to_plain(cfg)
-    plain.pop("hydra", None)
+    plain = to_plain(cfg, skip=("hydra",))
     if isinstance(plain.get("view"), int) and not isinstance(plain.get("view"), bool):
         plain["view"] = str(plain["view"])  # `view=1` reads as an int; views are names
     reject_secrets(plain)
@@ -322,20 +321,30 @@ def _type_name(annotation: Any) -> str:
     return getattr(annotation, "__name__", str(annotation))
 
 
-def to_plain(cfg: DictConfig | Mapping[str, Any]) -> dict[str, Any]:
-    """The config as plain data; an interpolation that fails to resolve is one clear error."""
+def to_plain(cfg: DictConfig | Mapping[str, Any], *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The config as plain data, without the top-level keys ``skip`` (never resolved); an
+    interpolation that fails to resolve is one clear error."""
     from omegaconf.errors import OmegaConfBaseException
 
     if not isinstance(cfg, DictConfig):
-        return dict(cfg)
+        return {k: v for k, v in cfg.items() if k not in skip}
     try:
-        return OmegaConf.to_container(cfg, resolve=True) or {}  # type: ignore[return-value]
+        return {str(key): _plain_value(cfg, str(key)) for key in cfg if key not in skip}
     except OmegaConfBaseException as exc:
         key = getattr(exc, "full_key", None) or ""
         raise BenchregError(
             f"cannot resolve {key or 'the config'}: {str(exc).splitlines()[0]}",
             fix="check the ${...} interpolations in your overrides",
         ) from None
+
+
+def _plain_value(cfg: DictConfig, key: str) -> Any:
+    if OmegaConf.is_missing(cfg, key):
+        return "???"  # as OmegaConf.to_container leaves a mandatory value not given
+    node = cfg[key]
+    if isinstance(node, DictConfig | ListConfig):
+        return OmegaConf.to_container(node, resolve=True)
+    return node
 
 
 def run_options(cfg: DictConfig) -> RunOptions:

@@ -225,13 +225,6 @@ def test_an_unknown_model_key_is_refused_with_the_nearest() -> None:
         app_settings(app_part(cfg))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=BenchregError,
-    reason="bug: app_settings says it validates the config 'not hydra.*' and pops `hydra`, but "
-    "resolves the whole config first, so a config composed with return_hydra_config=True "
-    "fails on hydra.sweep.subdir (${hydra.job.num} is ??? outside a job)",
-)
 def test_app_settings_ignores_the_hydra_node() -> None:
     app_settings(compose_with(["model=random"]))
 

@@ -42,7 +42,7 @@ def read_units(row: ManifestRow, corpus_dir: Path) -> list[Unit]:
     """The units of one source; [] when the source has no file (it cannot be shipped)."""
     if row.path is None:
         return []
-    path = confined(corpus_dir / row.path, corpus_dir, what="manifest path")
+    path = confined(Path(row.path), corpus_dir, what="manifest path")
     reader = READERS[row.modality]
     return list(reader(path))
 

@@ -131,12 +131,5 @@ def test_k_and_min_score(ctx: SystemContext) -> None:
     assert make_bm25(ctx, min_score=100.0)(query("lighthouse")).answer["results"] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=IndexError,
-    reason="bug: a question whose every token is an English stopword (here 'Is it there?') "
-    "leaves an empty query; BM25Index.search hands it to bm25s get_scores([]), which raises "
-    "IndexError, so the baseline crashes instead of returning no results",
-)
 def test_a_question_of_stopwords_only_gets_no_results(ctx: SystemContext) -> None:
     assert make_bm25(ctx)(query("Is it there?")).answer["results"] == []

@@ -157,13 +157,6 @@ def test_the_embedded_sample_reads(root: Path) -> None:
         assert read_units(row, manifest.corpus_dir), row.source_id
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=BenchregError,
-    reason="bug: read_units passes `corpus_dir / row.path` to core.io.confined, which joins a "
-    "relative path to the resolved root once more; with a relative corpus folder (a relative "
-    "data root given to the API) the file is looked up at <root>/<root>/<path>: 'file not found'",
-)
 def test_a_relative_corpus_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path / "corpus", "img.txt", "a cat")
     monkeypatch.chdir(tmp_path)
