@@ -8,14 +8,23 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from benchreg.core.errors import BenchregError
 
 SEARCHPATH_OVERRIDE = "hydra.searchpath="
+SWEEP_TOOLS = ("analyze", "report", "compare")
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A usage error is one line (`error: ...`), exit code 2, like every other refusal."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchreg")
+    parser = OneLineParser(prog="python -m benchreg")
     sub = parser.add_subparsers(dest="command", required=True)
     analyze = sub.add_parser("analyze", help="summarize a sweep dir and run its analyses")
     analyze.add_argument("sweep_dir", type=Path)
@@ -74,11 +83,27 @@ def main(argv: list[str]) -> int:
             )
         return _tasks(args.searchpath + _searchpath_overrides(args.overrides), args.json)
     except BenchregError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"error: {one_line(exc.message)}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # the reader went away (`tasks | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as exc:
+        if args.command not in SWEEP_TOOLS:
+            raise
+        # a file of a shape the checks do not know: one line, never a traceback
+        print(
+            f"error: {args.command}: cannot read the sweep ({type(exc).__name__}: "
+            f"{one_line(str(exc))[:300]}) (check the files of the sweep folder; if they are as "
+            "benchreg wrote them, this is a bug: please report it)",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line (a path or message holding line breaks would split the error)."""
+    return " ".join(text.split()) if "\n" in text or "\r" in text else text
 
 
 def _searchpath_overrides(overrides: list[str]) -> list[Path]:
@@ -96,19 +121,20 @@ def _searchpath_overrides(overrides: list[str]) -> list[Path]:
 
 
 def _analyze(sweep_dir: Path) -> int:
+    """Summary files and analyses of a sweep, written only after every file it reads passed
+    its check (:func:`benchreg.core.analysis.check_sweep`): a damaged sweep is one error line
+    and nothing written."""
     from benchreg.app.callbacks import report_sweep
+    from benchreg.core.analysis import check_sweep
 
-    if not sweep_dir.is_dir():
-        raise BenchregError("not a folder", where=sweep_dir, fix="pass a multirun sweep dir")
+    check_sweep(sweep_dir)
     return 2 if report_sweep(sweep_dir) else 0
 
 
 def _report(sweep_dir: Path, out: Path | None) -> int:
     from benchreg.app.report import write_report
 
-    if not sweep_dir.is_dir():
-        raise BenchregError("not a folder", where=sweep_dir, fix="pass a multirun sweep dir")
-    result = write_report(sweep_dir, out)
+    result = write_report(sweep_dir, out)  # checks the sweep before it writes anything
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
     for path in (result.html, result.markdown, *result.figures):

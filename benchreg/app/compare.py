@@ -20,9 +20,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchreg.core.analysis import JobRecord, read_jobs
+from benchreg.core.analysis import JobRecord, check_sweep
 from benchreg.core.errors import BenchregError
-from benchreg.core.io import atomic_write_json, atomic_write_text
+from benchreg.core.io import atomic_write_text, dumps
 
 ALPHA = 0.05
 
@@ -37,6 +37,8 @@ class TaskComparison:
     only_b: int
     mean_a: float | None = None
     mean_b: float | None = None
+    ci95_a: tuple[float, float] | None = None  # of mean A over the pairs (Wilson for 0/1 scores)
+    ci95_b: tuple[float, float] | None = None
     difference: float | None = None
     ci95: tuple[float, float] | None = None
     test: str = ""
@@ -58,58 +60,137 @@ class Comparison:
 
 
 def model_id(job: JobRecord) -> str:
-    return str(job.metrics.get("model_id") or job.metrics.get("model"))
+    return job.model_id
 
 
 def _names(job: JobRecord) -> set[str]:
-    return {model_id(job), str(job.metrics.get("model"))}
+    """What names a job's model on the command line: its identity, display name or label."""
+    return {n for n in (job.model_id, job.model, job.label) if n}
 
 
-def _pick(jobs: list[JobRecord], wanted: str | None, where: Path, flag: str) -> list[JobRecord]:
-    models = sorted({model_id(j) for j in jobs})
-    if wanted is not None:
-        chosen = [j for j in jobs if wanted in _names(j)]
-        if not chosen:
+def _models(jobs: list[JobRecord]) -> dict[str, list[JobRecord]]:
+    """Model group (identity; a user-labelled set of predictions files is one model) -> jobs."""
+    out: dict[str, list[JobRecord]] = {}
+    for job in sorted(jobs, key=lambda j: j.group):
+        out.setdefault(job.group, []).append(job)
+    return out
+
+
+def describe(jobs: list[JobRecord]) -> str:
+    """A model as a name to type: its identity (identities), with the display name beside it
+    when that differs (two files both called results.json are two identities)."""
+    ids = sorted({j.model_id for j in jobs})
+    shown = jobs[0].label or jobs[0].model
+    joined = ", ".join(ids)
+    return joined if ids == [shown] else f"{joined} ({shown})"
+
+
+def _choices(models: dict[str, list[JobRecord]]) -> str:
+    return "; ".join(describe(jobs) for jobs in models.values())
+
+
+@dataclass
+class Side:
+    """The finished jobs of one sweep: complete ones (results) and incomplete ones (not used)."""
+
+    where: Path
+    jobs: list[JobRecord]
+    incomplete: list[JobRecord]
+
+
+def read_side(sweep: Path) -> Side:
+    """A sweep's jobs, every file checked (a folder that is no sweep, or a damaged file, is one
+    located error before anything is written)."""
+    jobs = check_sweep(sweep)
+    return Side(sweep, [j for j in jobs if j.complete], [j for j in jobs if not j.complete])
+
+
+def _pick(side: Side, wanted: str | None, flag: str) -> list[JobRecord]:
+    models = _models(side.jobs)
+    if wanted is None:
+        if len(models) != 1:
             raise BenchregError(
-                f"no finished job of model {wanted!r}",
-                where=where,
-                fix=f"choose one of: {', '.join(models) or '(none)'}",
+                f"the sweep holds {len(models)} models ({_choices(models) or 'no finished job'})",
+                where=side.where,
+                fix=f"name the one to compare with {flag} MODEL",
             )
-        return chosen
-    if len(models) != 1:
-        raise BenchregError(
-            f"the sweep holds {len(models)} models ({', '.join(models) or 'no finished job'})",
-            where=where,
-            fix=f"name the one to compare with {flag} MODEL",
+        return side.jobs
+    matching = {g: js for g, js in models.items() if any(wanted in _names(j) for j in js)}
+    if not matching:
+        waiting = [j for j in side.incomplete if wanted in _names(j)]
+        more = (
+            f" ({len(waiting)} incomplete job(s): run the sweep again to finish them)"
+            if waiting
+            else ""
         )
-    return jobs
+        raise BenchregError(
+            f"no finished job of model {wanted!r}{more}",
+            where=side.where,
+            fix=f"choose one of: {_choices(models) or '(none)'}",
+        )
+    if len(matching) > 1:
+        raise BenchregError(
+            f"{wanted!r} names {len(matching)} different models ({_choices(matching)})",
+            where=side.where,
+            fix=f"name one by its model_id: {flag} MODEL_ID",
+        )
+    return next(iter(matching.values()))
+
+
+def pick_sides(
+    side_a: Side, side_b: Side | None, a: str | None, b: str | None
+) -> tuple[list[JobRecord], list[JobRecord]]:
+    if side_b is not None:
+        return _pick(side_a, a, "--a"), _pick(side_b, b, "--b")
+    models = _models(side_a.jobs)
+    if a is None and b is None:
+        if len(models) != 2:
+            raise BenchregError(
+                f"one sweep compares two of its models; it holds {len(models)} "
+                f"({_choices(models) or 'no finished job'})",
+                where=side_a.where,
+                fix="name them with --a MODEL --b MODEL, or pass a second sweep",
+            )
+        first, second = models.values()
+        return first, second
+    if a is None or b is None:
+        raise BenchregError(
+            "name both models, --a and --b",
+            where=side_a.where,
+            fix="one sweep compares two of its models: --a MODEL --b MODEL",
+        )
+    jobs_a, jobs_b = _pick(side_a, a, "--a"), _pick(side_a, b, "--b")
+    if jobs_a[0].group == jobs_b[0].group:
+        raise BenchregError(
+            f"--a {a!r} and --b {b!r} name the same model ({describe(jobs_a)})",
+            where=side_a.where,
+            fix="name two different models",
+        )
+    return jobs_a, jobs_b
 
 
 def select_sides(
     sweep_a: Path, sweep_b: Path | None, a: str | None, b: str | None
 ) -> tuple[list[JobRecord], list[JobRecord]]:
-    jobs_a = read_jobs(sweep_a)
-    if sweep_b is not None:
-        return _pick(jobs_a, a, sweep_a, "--a"), _pick(read_jobs(sweep_b), b, sweep_b, "--b")
-    models = sorted({model_id(j) for j in jobs_a})
-    if a is None and b is None:
-        if len(models) != 2:
-            raise BenchregError(
-                f"one sweep compares two of its models; it holds {len(models)} "
-                f"({', '.join(models) or 'no finished job'})",
-                where=sweep_a,
-                fix="name them with --a MODEL --b MODEL, or pass a second sweep",
-            )
-        a, b = models
-    if a is None or b is None:
-        raise BenchregError("name both models, --a and --b", where=sweep_a)
-    return _pick(jobs_a, a, sweep_a, "--a"), _pick(jobs_a, b, sweep_a, "--b")
+    side_a = read_side(sweep_a)
+    side_b = read_side(sweep_b) if sweep_b is not None else None
+    return pick_sides(side_a, side_b, a, b)
 
 
-def _by_key(jobs: list[JobRecord]) -> dict[tuple[str, str | None], JobRecord]:
+def _by_key(jobs: list[JobRecord], side: str) -> dict[tuple[str, str | None], JobRecord]:
     out: dict[tuple[str, str | None], JobRecord] = {}
     for job in jobs:
-        out.setdefault((job.task, job.view), job)
+        key = (job.task, job.view)
+        if key in out:
+            view = f" view {job.view}" if job.view else ""
+            raise BenchregError(
+                f"side {side} has two jobs of model {describe([job])} for task {job.task}{view}: "
+                f"{out[key].dir} and {job.dir}",
+                where=job.dir.parent,
+                fix="compare sweeps that ran the model once per task and view (e.g. runs on two "
+                "data roots: compare them from separate sweeps)",
+            )
+        out[key] = job
     return out
 
 
@@ -134,7 +215,13 @@ def _scores(job: JobRecord) -> dict[str, float | None]:
 def compare_jobs(
     job_a: JobRecord, job_b: JobRecord, n_boot: int = 2000, seed: int = 0
 ) -> TaskComparison:
-    from benchreg.core.stats import mcnemar_exact, paired_bootstrap_ci, wilcoxon_signed_rank
+    from benchreg.core.stats import (
+        bootstrap_mean_ci,
+        mcnemar_exact,
+        paired_bootstrap_ci,
+        wilcoxon_signed_rank,
+        wilson_ci,
+    )
 
     scores_a, scores_b = _scores(job_a), _scores(job_b)
     common = [i for i in scores_a if i in scores_b]
@@ -160,7 +247,15 @@ def compare_jobs(
     row.difference = sum(diffs) / len(diffs)
     lo, hi = paired_bootstrap_ci(diffs, n_boot=n_boot, seed=seed)
     row.ci95 = (lo, hi)
-    if all(v in (0.0, 1.0) for v in (*xa, *xb)):
+    binary = all(v in (0.0, 1.0) for v in (*xa, *xb))
+    for name, xs in (("ci95_a", xa), ("ci95_b", xb)):
+        ci = (
+            wilson_ci(int(sum(xs)), len(xs))
+            if binary
+            else bootstrap_mean_ci(xs, n_boot=n_boot, seed=seed)
+        )
+        setattr(row, name, (float(ci[0]), float(ci[1])))
+    if binary:
         only_a = sum(1 for a, b in zip(xa, xb, strict=True) if a > b)
         only_b = sum(1 for a, b in zip(xa, xb, strict=True) if b > a)
         row.test, row.p, row.discordant = (
@@ -195,11 +290,13 @@ def compare(
     seed: int = 0,
     alpha: float = ALPHA,
 ) -> Comparison:
-    side_a, side_b = select_sides(sweep_a, sweep_b, a, b)
-    keyed_a, keyed_b = _by_key(side_a), _by_key(side_b)
+    read_a = read_side(sweep_a)
+    read_b = read_side(sweep_b) if sweep_b is not None else None
+    side_a, side_b = pick_sides(read_a, read_b, a, b)
+    keyed_a, keyed_b = _by_key(side_a, "A"), _by_key(side_b, "B")
     keys = sorted((k for k in keyed_a if k in keyed_b), key=lambda k: (k[0], k[1] or ""))
-    label_a = f"{model_id(side_a[0])} ({sweep_a})"
-    label_b = f"{model_id(side_b[0])} ({sweep_b or sweep_a})"
+    label_a = f"{describe(side_a)} ({sweep_a})"
+    label_b = f"{describe(side_b)} ({sweep_b or sweep_a})"
     if not keys:
         raise BenchregError(
             "the two sides have no task and view in common",
@@ -218,6 +315,15 @@ def compare(
         alone = [f"{t} [{v}]" if v else t for t, v in keyed if (t, v) not in other]
         if alone:
             result.notes.append(f"only in {side} (not compared): {', '.join(alone)}")
+    sides = (("A", read_a, side_a), ("B", read_b or read_a, side_b))
+    for name, read, chosen in sides:
+        groups = {j.group for j in chosen}
+        waiting = [j for j in read.incomplete if j.group in groups]
+        if waiting:
+            shown = ", ".join(f"{j.task} [{j.view}]" if j.view else j.task for j in waiting)
+            result.notes.append(
+                f"incomplete in {name} (failed requests not asked again; not compared): {shown}"
+            )
     return result
 
 
@@ -229,13 +335,20 @@ def _p(x: float | None) -> str:
     return "" if x is None else f"{x:.3g}"
 
 
+def _mean(x: float | None, ci: tuple[float, float] | None) -> str:
+    """`0.7500 [0.4000, 0.9000]`: a side's mean over the pairs with its 95% CI."""
+    if x is None:
+        return ""
+    return f"{x:.4f} [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else f"{x:.4f}"
+
+
 HEADER = [
     "task",
     "view",
     "metric",
     "pairs",
-    "mean A",
-    "mean B",
+    "mean A [95% CI]",
+    "mean B [95% CI]",
     "A - B",
     "95% CI",
     "test",
@@ -265,8 +378,8 @@ def table_rows(result: Comparison) -> list[list[str]]:
                 r.view or "",
                 r.metric,
                 str(r.n_pairs),
-                _f(r.mean_a),
-                _f(r.mean_b),
+                _mean(r.mean_a, r.ci95_a),
+                _mean(r.mean_b, r.ci95_b),
                 "" if r.difference is None else f"{r.difference:+.4f}",
                 ci,
                 r.test,
@@ -290,8 +403,10 @@ def markdown(result: Comparison) -> str:
         f"- A: `{result.a}`",
         f"- B: `{result.b}`",
         "",
-        f"Paired on sample id per task and view; difference = A - B of the primary metric's "
-        f"per-sample scores, paired bootstrap 95% CI ({result.n_boot} resamples); exact McNemar "
+        f"Paired on sample id per task and view (pairs = n of each mean); mean A and mean B with "
+        f"their 95% CI (Wilson for 0/1 scores, else percentile bootstrap); difference = A - B of "
+        f"the primary metric's per-sample scores, paired bootstrap 95% CI ({result.n_boot} "
+        f"resamples); exact McNemar "
         f"for 0/1 scores, else Wilcoxon signed-rank; Holm correction across the {len(tested)} "
         f"tested tasks at alpha = {result.alpha}.",
         "",
@@ -303,14 +418,11 @@ def markdown(result: Comparison) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_comparison(result: Comparison, out: Path) -> list[Path]:
+def render_comparison(result: Comparison) -> dict[str, str]:
+    """File name -> text of every output of a comparison (compare.svg only with matplotlib)."""
     from benchreg.app.report import INSTALL_HINT, html
 
-    out.mkdir(parents=True, exist_ok=True)
-    md = markdown(result)
-    written = [out / "compare.md", out / "compare.json", out / "compare.html"]
-    atomic_write_text(written[0], md)
-    atomic_write_json(written[1], {**asdict(result)})
+    files = {"compare.md": markdown(result), "compare.json": dumps(asdict(result))}
     parts = [f"<p>A: <code>{html.esc(result.a)}</code><br>B: <code>{html.esc(result.b)}</code></p>"]
     svg = None
     try:
@@ -336,8 +448,7 @@ def write_comparison(result: Comparison, out: Path) -> list[Path]:
             "difference of the primary metric",
         )
     if svg:
-        atomic_write_text(out / "compare.svg", svg)
-        written.append(out / "compare.svg")
+        files["compare.svg"] = svg
         parts.append(html.figure(svg, "Paired difference A - B per task", "compare"))
     tested = [r for r in result.rows if r.p is not None]
     parts.append(
@@ -346,7 +457,30 @@ def write_comparison(result: Comparison, out: Path) -> list[Path]:
     )
     parts.append(html.table(HEADER, table_rows(result), [r.significant for r in result.rows]))
     parts += [f"<p class=small>{html.esc(n)}</p>" for n in result.notes]
-    atomic_write_text(written[2], html.page("benchreg compare", parts))
+    files["compare.html"] = html.page("benchreg compare", parts)
+    return files
+
+
+def write_comparison(result: Comparison, out: Path) -> list[Path]:
+    """Lay every output out in memory, then write them to ``out``."""
+    files = render_comparison(result)
+    if out.exists() and not out.is_dir():
+        raise BenchregError(
+            "a file where the comparison folder belongs", where=out, fix="pass --out DIR"
+        )
+    order = ["compare.md", "compare.json", "compare.html", "compare.svg"]
+    written = []
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name in (n for n in order if n in files):
+            atomic_write_text(out / name, files[name])
+            written.append(out / name)
+    except OSError as exc:
+        raise BenchregError(
+            f"cannot write the comparison ({exc.strerror or type(exc).__name__})",
+            where=exc.filename or out,
+            fix="pass --out DIR, a folder you can write",
+        ) from None
     return written
 
 
@@ -359,9 +493,7 @@ def run(
     n_boot: int,
     seed: int,
 ) -> int:
-    for folder in (argv_a, argv_b):
-        if folder is not None and not folder.is_dir():
-            raise BenchregError("not a folder", where=folder, fix="pass a multirun sweep dir")
+    """Both sweeps are checked and compared before anything is written."""
     result = compare(argv_a, argv_b, a, b, n_boot=n_boot, seed=seed)
     target = out if out is not None else argv_a / "compare"
     written = write_comparison(result, target)

@@ -67,14 +67,30 @@ def family_groups() -> dict[str, Path]:
     return groups
 
 
+LOADER_PARAMS = "loader_params"
+LOADER_PARAM_PREFIXES = ("task.loader.params.", f"{LOADER_PARAMS}.")
+
+
 def with_family_groups(argv: list[str]) -> list[str]:
-    """``chunker=page`` -> ``+chunker=page`` for a family's own group (the app config's defaults
-    list does not name it, so Hydra would otherwise refuse the override)."""
+    """Overrides as Hydra takes them: ``chunker=page`` -> ``+chunker=page`` for a family's own
+    group (the app config's defaults list does not name it); a loader param
+    (``task.loader.params.split=x`` or ``loader_params.split=x``) ->
+    ``+loader_params.split=x``; a mapping value (``model.extra_body={top_k: 20}``) -> ``++...``,
+    which Hydra needs to put keys into a mapping the config leaves empty (the app checks every
+    key afterwards, so a misspelt one is still refused)."""
     groups = family_groups()
     out = []
     for arg in argv:
-        key = arg.partition("=")[0]
-        out.append(f"+{arg}" if "=" in arg and key in groups else arg)
+        key, sep, value = arg.partition("=")
+        prefix = next((p for p in LOADER_PARAM_PREFIXES if key.startswith(p)), None)
+        if sep and key in groups:
+            out.append(f"+{arg}")
+        elif sep and prefix is not None:
+            out.append(f"+{LOADER_PARAMS}.{key.removeprefix(prefix)}={value}")
+        elif sep and not key.startswith(("+", "~")) and value.lstrip().startswith("{"):
+            out.append(f"++{arg}")
+        else:
+            out.append(arg)
     return out
 
 
@@ -83,7 +99,17 @@ def bound_task(cfg: DictConfig, searchpath: Iterable[str] = ()) -> Task:
     base)."""
     from benchreg.core.task import load_task
 
-    return load_task(task_name(cfg), searchpath_folders(searchpath))
+    task = load_task(task_name(cfg), searchpath_folders(searchpath))
+    overrides = app_settings(cfg).loader_params
+    if not overrides:
+        return task
+    params = {**task.loader.params, **overrides}
+    try:
+        return task.evolve(loader={"name": task.loader.name, "params": params})
+    except BenchregError as exc:
+        raise BenchregError(
+            exc.what, where=f"override {LOADER_PARAMS}", fix=exc.fix
+        ) from None
 
 
 def mode(cfg: DictConfig) -> str:
@@ -106,6 +132,7 @@ class RunSettings(BaseModel):
     cache_dir: str | None = None
     overwrite: bool = False
     final: bool = False
+    accept_errors: bool = False
 
 
 class _ModelBase(BaseModel):
@@ -150,6 +177,7 @@ class AppSettings(BaseModel):
     run: RunSettings = Field(default_factory=RunSettings)
     roots: dict[str, str | None] = Field(default_factory=dict)
     model: dict[str, Any] = Field(default_factory=dict)
+    loader_params: dict[str, Any] = Field(default_factory=dict)
 
 
 def app_settings(cfg: DictConfig | Mapping[str, Any]) -> AppSettings:
@@ -359,4 +387,5 @@ def run_options(cfg: DictConfig) -> RunOptions:
         cache_dir=run.cache_dir or None,
         overwrite=run.overwrite,
         final=run.final,
+        accept_errors=run.accept_errors,
     )

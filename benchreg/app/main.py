@@ -29,7 +29,7 @@ from benchreg.app.config import (
     with_family_groups,
 )
 from benchreg.app.errors import os_error, reject_secret_overrides, reword
-from benchreg.core.errors import BenchregError
+from benchreg.core.errors import BenchregError, IncompleteRunError
 from benchreg.core.outputs import write_error
 from benchreg.core.provenance import redact, redact_override, redact_text
 from benchreg.core.resources import conf_dir
@@ -123,6 +123,12 @@ def hydra_entry(cfg: DictConfig) -> dict[str, Any]:
         result = run_job(cfg, out_dir, hydra_cfg.searchpath, multirun=multirun)
         _state["failures"] += int(result["failed"])
         return result
+    except IncompleteRunError as exc:  # its outputs are written, marked incomplete
+        logger.error(exc.message)
+        if not multirun:
+            sys.exit(exc.exit_code)
+        _state["failures"] += 1
+        return {"error": exc.message, "failed": True, "incomplete": True}
     except BenchregError as exc:
         logger.error(exc.message)
         if not multirun:

@@ -10,11 +10,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from loguru import logger
 from omegaconf import DictConfig
 
 from benchreg.app.config import run_options, to_dict
-from benchreg.core.errors import BenchregError
+from benchreg.core.errors import BenchregError, IncompleteRunError
 from benchreg.core.io import atomic_write_json, atomic_write_jsonl
+from benchreg.core.outputs import incomplete_message
 from benchreg.core.pipeline import prepare
 from benchreg.core.run import RunOutput, evaluate
 from benchreg.core.summary import run_table
@@ -40,7 +42,28 @@ def run(task: Task, cfg: DictConfig, out_dir: Path, *, multirun: bool = False) -
     record = evaluation.record or {}
     print(run_table(record))
     print(f"outputs: {out_dir}")
+    if record.get("complete") is False:
+        raise IncompleteRunError(incomplete_message(record), where=out_dir)
+    if record.get("errors_accepted"):
+        logger.warning(
+            f"{record['errors_accepted']} failed requests were scored as wrong answers "
+            "(run.accept_errors=true)"
+        )
+    warn_truncated(record)
     return record
+
+
+TRUNCATION_WARNING_SHARE = 0.05
+
+
+def warn_truncated(record: dict[str, Any]) -> None:
+    """One line when more than a few answers stopped at the token limit."""
+    n, cut = record.get("n") or 0, record.get("truncated") or 0
+    if n and cut / n > TRUNCATION_WARNING_SHARE:
+        logger.warning(
+            f"{cut} of {n} answers stopped at the token limit (finish_reason: length; marked "
+            "`degraded` in samples.jsonl): raise model.max_tokens"
+        )
 
 
 def validate(task: Task, cfg: DictConfig, out_dir: Path) -> dict[str, Any]:

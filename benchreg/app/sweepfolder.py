@@ -24,6 +24,7 @@ from benchreg.core.runfolder import (
     METRICS_FILE,
     RUN_FILE,
     release_lock,
+    run_is_incomplete,
     try_lock,
 )
 
@@ -90,7 +91,7 @@ def job_states(sweep_dir: Path) -> list[JobState]:
         if (folder / ERROR_FILE).is_file():
             state = "failed"
         elif (folder / METRICS_FILE).is_file():
-            state = "ok"
+            state = "incomplete" if run_is_incomplete(folder) else "ok"
         elif (folder / RUN_FILE).is_file() or any(folder.iterdir()):
             state = "unfinished"
         else:

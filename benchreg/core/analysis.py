@@ -26,7 +26,8 @@ from typing import Any
 
 from loguru import logger
 
-from benchreg.core.errors import BenchregError
+from benchreg.core.errors import BenchregError, at
+from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE, RUN_FILE
 
 PREDICTIONS_IDENTITY = "predictions:"  # identities of predictions files start so
 
@@ -90,13 +91,19 @@ class JobRecord:
 
     @property
     def task_spec(self) -> dict[str, Any]:
-        return dict(self.provenance.get("task_spec", {}))
+        return dict(self.provenance.get("task_spec") or {})
+
+    @property
+    def complete(self) -> bool:
+        """False when the run's failed requests make it no result (`complete: false` in its
+        metrics.json); run folders written before the key existed are complete."""
+        return self.metrics.get("complete") is not False
 
     @cached_property
     def samples(self) -> list[dict[str, Any]]:
-        """Rows of samples.jsonl: id, raw_output, answer, gold, status, score, ..."""
-        with (self.dir / "samples.jsonl").open(encoding="utf-8") as handle:
-            return [json.loads(line) for line in handle if line.strip()]
+        """Rows of samples.jsonl: id, raw_output, answer, gold, status, score, ... (a damaged
+        line is a :class:`DamagedFileError` with its file:line)."""
+        return list(_sample_rows(self.dir / SAMPLES_FILE))
 
 
 @dataclass(slots=True)
@@ -113,18 +120,19 @@ class DuplicateJobError(BenchregError):
     cannot tell which one to use."""
 
 
-def read_jobs(sweep_dir: Path) -> list[JobRecord]:
-    """Every job folder under ``sweep_dir`` that has a metrics.json."""
+def read_jobs(sweep_dir: Path, *, incomplete: bool = False, full: bool = False) -> list[JobRecord]:
+    """The finished jobs of ``sweep_dir`` (its job folders with a metrics.json and no error.json),
+    each file checked (:func:`read_job`; ``full``: every key the report and compare read, else
+    what an analysis reads): a damaged one is a :class:`DamagedFileError` naming it. A run whose
+    metrics.json says `complete: false` (failed requests not asked again yet) is no result and
+    left out, unless ``incomplete``."""
     jobs = []
-    for metrics_path in sorted(sweep_dir.rglob("metrics.json")):
-        folder = metrics_path.parent
-        if (folder / "error.json").exists():
-            continue  # the last attempt failed: its folder may hold an earlier run's files
-        provenance_path = folder / "provenance.json"
-        provenance = (
-            json.loads(provenance_path.read_text("utf-8")) if provenance_path.exists() else {}
-        )
-        jobs.append(JobRecord(folder, json.loads(metrics_path.read_text("utf-8")), provenance))
+    for folder in job_folders(sweep_dir):
+        if (folder / ERROR_FILE).is_file() or not (folder / METRICS_FILE).is_file():
+            continue  # failed (its folder may hold an earlier run's files), or not finished
+        job = read_job(folder, full=full)
+        if incomplete or job.complete:
+            jobs.append(job)
     return jobs
 
 
@@ -171,6 +179,414 @@ def write_reports(out_dir: Path, reports: list[AnalysisReport]) -> list[Path]:
     return written
 
 
+# --- the files of a sweep: what `analyze`, `report` and `compare` read, checked ------------------
+
+SWEEP_FILE = "sweep.json"  # the planned jobs (benchreg.app.sweepfolder)
+SAMPLES_FILE = "samples.jsonl"
+PROVENANCE_FILE = "provenance.json"
+ANALYSIS_GLOB = "analysis_*.json"
+# folders of a sweep dir that are no job: `benchreg report` and `benchreg compare` outputs
+NOT_JOB_FOLDERS = frozenset({"report", "compare"})
+# files that make a folder a run folder (a single run, or one job of a sweep)
+RUN_FOLDER_FILES = (METRICS_FILE, RUN_FILE, SAMPLES_FILE, "journal.jsonl")
+SWEEP_HINT = (
+    "pass a sweep folder: the hydra.sweep.dir of a `-m` run, which holds sweep.json and one "
+    "folder per job"
+)
+
+
+class DamagedFileError(BenchregError):
+    """A file of a sweep that is not as benchreg wrote it (cut, edited, or of another shape)."""
+
+
+def job_folders(sweep_dir: Path) -> list[Path]:
+    """The sweep's job folders: its sub-folders but hidden ones (a launcher's `.submitit/`) and
+    the `report/` and `compare/` outputs, in name order."""
+    try:
+        children = sorted(sweep_dir.iterdir())
+    except OSError:
+        return []
+    return [
+        p
+        for p in children
+        if p.is_dir() and not p.name.startswith(".") and p.name not in NOT_JOB_FOLDERS
+    ]
+
+
+def _is_job_folder(folder: Path) -> bool:
+    return (folder / METRICS_FILE).is_file() or (folder / ERROR_FILE).is_file()
+
+
+def is_sweep_folder(path: Path) -> bool:
+    """A folder holding `sweep.json`, or job sub-folders with a metrics.json (or error.json)."""
+    if not path.is_dir() or any((path / name).exists() for name in RUN_FOLDER_FILES):
+        return False
+    return (path / SWEEP_FILE).exists() or any(_is_job_folder(f) for f in job_folders(path))
+
+
+def check_sweep_folder(path: Path) -> None:
+    """Refuse, with one line saying why, what is not a sweep folder: a path that does not exist,
+    a file, a single run's folder, an empty folder, a folder of sweeps, any other folder."""
+    if not path.exists():
+        raise BenchregError("no such folder", where=path, fix=SWEEP_HINT)
+    if not path.is_dir():
+        raise BenchregError("a file, not a sweep folder", where=path, fix=SWEEP_HINT)
+    try:
+        children = list(path.iterdir())
+    except OSError as exc:
+        raise BenchregError(
+            f"cannot read the folder ({exc.strerror})", where=path, fix=SWEEP_HINT
+        ) from None
+    held = [name for name in RUN_FOLDER_FILES if (path / name).exists()]
+    if held:
+        parent = path.resolve().parent
+        hint = f"; its sweep folder is {parent}" if is_sweep_folder(parent) else ""
+        raise BenchregError(
+            f"a run folder (it holds {', '.join(held)}), not a sweep folder",
+            where=path,
+            fix=f"pass the sweep folder that holds the job folders{hint}; a single run's "
+            f"results are its {METRICS_FILE}",
+        )
+    if (path / SWEEP_FILE).exists() or any(_is_job_folder(f) for f in job_folders(path)):
+        return
+    sweeps = sorted(f.name for f in job_folders(path) if (f / SWEEP_FILE).exists())
+    if sweeps:
+        shown = ", ".join(sweeps[:3]) + (", ..." if len(sweeps) > 3 else "")
+        raise BenchregError(
+            f"a folder of {len(sweeps)} sweep folder(s) ({shown}), not one sweep",
+            where=path,
+            fix=f"pass one of them, e.g. {path / sweeps[-1]}",
+        )
+    what = (
+        "an empty folder" if not children else "no sweep.json and no job folder with metrics.json"
+    )
+    raise BenchregError(f"not a sweep folder: {what}", where=path, fix=SWEEP_HINT)
+
+
+def _job_fix(path: Path) -> str:
+    folder = path.parent.name
+    return (
+        f"restore the file, or remove the job folder {folder} and run the same sweep again to "
+        "redo that job"
+    )
+
+
+def _fix_for(path: Path) -> str:
+    if path.name == SWEEP_FILE:
+        return (
+            "restore it, or delete it: the job folders are read without it (jobs never started "
+            "are then not listed)"
+        )
+    if path.name.startswith("analysis_"):
+        return f"delete it; `python -m benchreg analyze {path.parent}` writes it again"
+    return _job_fix(path)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def _line_of(text: str, keys: tuple[str, ...]) -> int | None:
+    """The line of ``keys`` (a path of object keys) in pretty-printed JSON text."""
+    pos = 0
+    for key in keys:
+        found = text.find(json.dumps(key, ensure_ascii=False) + ":", pos)
+        if found < 0:
+            return None
+        pos = found
+    return text.count("\n", 0, pos) + 1 if keys else None
+
+
+class _Shape:
+    """Checks of one JSON file's shape; a failure names the key path, the file and its line."""
+
+    def __init__(self, path: Path, text: str, line: int | None = None) -> None:
+        self.path, self.text, self.line = path, text, line
+
+    def fail(self, keys: tuple[str, ...], value: Any, expected: str) -> DamagedFileError:
+        where = at(self.path, self.line if self.line is not None else _line_of(self.text, keys))
+        name = ".".join(keys)
+        holder = "the line" if self.line is not None else "the file"
+        what = f"`{name}` is {_kind(value)}" if keys else f"{holder} holds {_kind(value)}"
+        return DamagedFileError(
+            f"{what}, expected {expected}", where=where, fix=_fix_for(self.path)
+        )
+
+    def obj(self, value: Any, keys: tuple[str, ...] = (), *, optional: bool = False) -> dict:
+        if value is None and optional:
+            return {}
+        if not isinstance(value, dict):
+            raise self.fail(keys, value, "a JSON object")
+        return value
+
+    def field(
+        self,
+        record: dict,
+        key: str,
+        kinds: tuple[type, ...],
+        expected: str,
+        *,
+        keys: tuple[str, ...] = (),
+        required: bool = False,
+        null: bool = True,
+    ) -> Any:
+        path = (*keys, key)
+        if key not in record:
+            if required:
+                raise DamagedFileError(
+                    f"`{'.'.join(path)}` is missing",
+                    where=at(self.path, self.line),
+                    fix=_fix_for(self.path),
+                )
+            return None
+        value = record[key]
+        if value is None and null:
+            return None
+        ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+        if not ok:
+            raise self.fail(path, value, expected)
+        return value
+
+
+NUMBER = (int, float)
+
+
+def _load_json(path: Path) -> tuple[Any, str]:
+    """A JSON file and its text; unreadable or malformed: a located :class:`DamagedFileError`."""
+    from benchreg.core.io import read_text
+
+    try:
+        text = read_text(path)
+    except BenchregError as exc:
+        raise DamagedFileError(exc.what, where=exc.where, fix=_fix_for(path)) from None
+    try:
+        return json.loads(text), text
+    except json.JSONDecodeError as exc:
+        raise DamagedFileError(
+            f"malformed JSON ({exc.msg}, column {exc.colno})",
+            where=at(path, exc.lineno),
+            fix=_fix_for(path),
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise DamagedFileError(
+            f"unreadable JSON ({type(exc).__name__})", where=path, fix=_fix_for(path)
+        ) from None
+
+
+def _check_metric(shape: _Shape, metric: Any, keys: tuple[str, ...]) -> None:
+    metric = shape.obj(metric, keys)
+    shape.field(metric, "value", NUMBER, "a number", keys=keys, required=True)
+    for key in ("n", "denominator"):
+        shape.field(metric, key, (int,), "a whole number", keys=keys)
+    ci = shape.field(metric, "ci95", (list,), "a list [low, high]", keys=keys)
+    if ci is not None and (len(ci) != 2 or any(v is not None and not _is_number(v) for v in ci)):
+        raise shape.fail((*keys, "ci95"), ci, "a list of two numbers [low, high]")
+    shape.field(metric, "ci_method", (str,), "a string", keys=keys)
+    shape.field(metric, "detail", (dict,), "an object", keys=keys)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def check_metrics(record: Any, path: Path, text: str = "", *, full: bool = True) -> dict[str, Any]:
+    """A metrics.json record of the shape the report, the summary, compare and the analyses
+    read (older records without `model_id`, `complete`, ... pass). ``full=False`` (what an
+    analysis needs) does not require `primary` and `metrics`, but checks them when present."""
+    shape = _Shape(path, text)
+    record = shape.obj(record)
+    for key in ("task", "model", "primary"):
+        value = shape.field(
+            record, key, (str,), "a string", required=full or key != "primary", null=False
+        )
+        if key in record and not value:
+            raise shape.fail((key,), value, "a non-empty string")
+    for key in ("family", "view", "model_id"):
+        shape.field(record, key, (str,), "a string")
+    metrics = shape.field(record, "metrics", (dict,), "an object", required=full, null=False)
+    if metrics is not None and not metrics:
+        raise shape.fail(("metrics",), metrics, "at least one metric")
+    for name, metric in (metrics or {}).items():
+        _check_metric(shape, metric, ("metrics", name))
+    if "primary" in record and metrics is not None and record["primary"] not in metrics:
+        raise DamagedFileError(
+            f"the primary metric {record['primary']!r} is not under `metrics`",
+            where=at(path, _line_of(text, ("primary",))),
+            fix=_job_fix(path),
+        )
+    for name, metric in (shape.field(record, "strict", (dict,), "an object") or {}).items():
+        _check_metric(shape, metric, ("strict", name))
+    statuses = shape.field(record, "statuses", (dict,), "an object") or {}
+    for name in statuses:
+        shape.field(statuses, name, (int,), "a whole number", keys=("statuses",))
+    for key in ("n", "degraded", "truncated"):
+        shape.field(record, key, (int,), "a whole number")
+    shape.field(record, "complete", (bool,), "true or false")
+    for key in ("counts", "incomplete", "system", "seconds"):
+        shape.field(record, key, (dict,), "an object")
+    sha = shape.field(record, "sha256", (dict,), "an object") or {}
+    shape.field(sha, "data", (dict,), "an object", keys=("sha256",))
+    shape.field(sha, SAMPLES_FILE, (str,), "a string", keys=("sha256",))
+    return record
+
+
+def check_provenance(record: Any, path: Path, text: str = "") -> dict[str, Any]:
+    """A provenance.json record of the shape the analyses read (config, task spec, data root)."""
+    shape = _Shape(path, text)
+    record = shape.obj(record)
+    shape.field(record, "config", (dict,), "an object")
+    shape.field(record, "data_root", (str,), "a string")
+    for key in ("data_files_sha256", "predictions_sha256"):
+        shape.field(record, key, (dict,), "an object")
+    spec = shape.field(record, "task_spec", (dict,), "an object") or {}
+    keys = ("task_spec",)
+    for key in ("loader", "prompt"):
+        part = shape.field(spec, key, (dict,), "an object", keys=keys) or {}
+        for inner in ("params", "templates"):
+            shape.field(part, inner, (dict,), "an object", keys=(*keys, key))
+    shape.field(spec, "data", (list,), "a list", keys=keys)
+    for key in ("metrics", "analyses"):
+        for i, ref in enumerate(shape.field(spec, key, (list,), "a list", keys=keys) or []):
+            ref = shape.obj(ref, (*keys, key, str(i)))
+            if key == "analyses":
+                shape.field(
+                    ref, "name", (str,), "a string", keys=(*keys, key), required=True, null=False
+                )
+            shape.field(ref, "params", (dict,), "an object", keys=(*keys, key))
+    return record
+
+
+def check_error(record: Any, path: Path, text: str = "") -> dict[str, Any]:
+    """An error.json record: task, view, model and the error message."""
+    shape = _Shape(path, text)
+    record = shape.obj(record)
+    for key in ("task", "view", "model", "model_id", "error"):
+        shape.field(record, key, (str,), "a string")
+    return record
+
+
+def check_planned(record: Any, path: Path, text: str = "") -> dict[str, Any]:
+    """sweep.json: when the sweep started and its planned jobs (lists of overrides)."""
+    shape = _Shape(path, text)
+    record = shape.obj(record)
+    jobs = shape.field(record, "jobs", (list,), "a list of jobs", required=True, null=False)
+    for job in jobs:
+        if not isinstance(job, list) or not all(isinstance(o, str) for o in job):
+            raise shape.fail(("jobs",), job, "a list of overrides (strings) per job")
+    shape.field(record, "started", (str,), "a string")
+    return record
+
+
+def read_checked(path: Path, check: Callable[[Any, Path, str], dict[str, Any]]) -> dict[str, Any]:
+    """Read a JSON file of a sweep and check its shape; either fails with a located line."""
+    data, text = _load_json(path)
+    return check(data, path, text)
+
+
+def _sample_rows(path: Path) -> Iterable[dict[str, Any]]:
+    """The rows of a samples.jsonl, each an object with an `id` (file:line when not)."""
+    from benchreg.core.io import iter_jsonl
+
+    try:
+        for number, row in iter_jsonl(path):
+            shape = _Shape(path, "", number)
+            row = shape.obj(row)
+            sample_id = shape.field(
+                row, "id", (str, int), "a string or number", required=True, null=False
+            )
+            if sample_id == "":
+                raise shape.fail(("id",), sample_id, "a non-empty id")
+            shape.field(row, "status", (str,), "a string")
+            shape.field(row, "score", NUMBER, "a number")
+            for key in ("scores", "meta", "metadata"):
+                shape.field(row, key, (dict,), "an object")
+            yield row
+    except DamagedFileError:
+        raise
+    except BenchregError as exc:
+        raise DamagedFileError(exc.what, where=exc.where, fix=_job_fix(path)) from None
+
+
+def check_samples(path: Path, record: dict[str, Any]) -> None:
+    """samples.jsonl as the run wrote it: the sha256 that metrics.json recorded, else (older
+    runs) every line an object with an id. Which line or count differs is said when it can be."""
+    from benchreg.core.io import sha256_file
+
+    metrics_path = path.parent / METRICS_FILE
+    if not path.is_file():
+        raise DamagedFileError(
+            f"missing (its {METRICS_FILE} says the run finished)",
+            where=path,
+            fix=_job_fix(path),
+        )
+    expected = (record.get("sha256") or {}).get(SAMPLES_FILE)
+    try:
+        if expected and sha256_file(path) == expected:
+            return
+    except OSError as exc:
+        raise DamagedFileError(
+            f"cannot read the file ({exc.strerror})", where=path, fix=_job_fix(path)
+        ) from None
+    rows = sum(1 for _ in _sample_rows(path))  # a damaged line fails here, with its line
+    n = record.get("n")
+    if n is not None and rows != n:
+        raise DamagedFileError(
+            f"holds {rows} rows, {metrics_path.name} says the run has {n} samples (cut or "
+            "edited after the run)",
+            where=path,
+            fix=_job_fix(path),
+        )
+    if expected:
+        raise DamagedFileError(
+            f"does not match the sha256 that {metrics_path.name} recorded (edited after the run)",
+            where=path,
+            fix=_job_fix(path),
+        )
+
+
+def read_job(folder: Path, *, full: bool = True) -> JobRecord:
+    """One finished job folder, every file checked: metrics.json (``full``: see
+    :func:`check_metrics`), provenance.json (when present) and samples.jsonl."""
+    metrics = read_checked(
+        folder / METRICS_FILE, lambda data, path, text: check_metrics(data, path, text, full=full)
+    )
+    provenance_path = folder / PROVENANCE_FILE
+    provenance = (
+        read_checked(provenance_path, check_provenance)
+        if provenance_path.exists() or provenance_path.is_symlink()
+        else {}
+    )
+    check_samples(folder / SAMPLES_FILE, metrics)
+    return JobRecord(folder, metrics, provenance)
+
+
+def check_sweep(sweep_dir: Path) -> list[JobRecord]:
+    """Everything `analyze`, `report` and `compare` read from ``sweep_dir``, checked before any
+    of them writes: that it is a sweep folder (:func:`check_sweep_folder`), and the shape of
+    sweep.json, of every job's metrics.json, provenance.json, samples.jsonl or error.json, and of
+    every analysis_*.json. Returns the finished jobs (incomplete ones too: see
+    :attr:`JobRecord.complete`); the first damaged file is a :class:`DamagedFileError`."""
+    check_sweep_folder(sweep_dir)
+    if (sweep_dir / SWEEP_FILE).exists():
+        read_checked(sweep_dir / SWEEP_FILE, check_planned)
+    for path in sorted(sweep_dir.glob(ANALYSIS_GLOB)):
+        read_checked(path, lambda data, p, text: _Shape(p, text).obj(data))
+    for folder in job_folders(sweep_dir):
+        if (folder / ERROR_FILE).is_file():
+            read_checked(folder / ERROR_FILE, check_error)
+    return read_jobs(sweep_dir, incomplete=True, full=True)
+
+
 # --- helpers shared by the families' analyses ----------------------------------------------------
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -186,6 +602,41 @@ def short_identity(identity: str) -> str:
         return short
     digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:10]
     return f"{short[: SHORT_IDENTITY_MAX - 12]}…#{digest}"
+
+
+MODEL_TAG_HEX = 8
+
+
+def model_tag(identity: str) -> str:
+    """8 hex digits that tell two models apart in a label: the start of the sha256 the identity
+    holds (a predictions file's), else of the sha256 of the identity itself."""
+    found = _SHA256.search(identity)
+    digest = found.group(0) if found else hashlib.sha256(identity.encode("utf-8")).hexdigest()
+    return digest[:MODEL_TAG_HEX]
+
+
+def identity_labels(models: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """(display name, model identity) -> a label unique among ``models``: the display name,
+    and when models of other identities share it, the short tag of its identity in brackets
+    (`predictions:results.json [0123abcd]`; :func:`model_tag`, or :func:`short_identity` when
+    two tags collide)."""
+    owners: dict[str, list[str]] = {}
+    for name, identity in models:
+        if identity not in owners.setdefault(name, []):
+            owners[name].append(identity)
+    labels: dict[tuple[str, str], str] = {}
+    for name, identities in owners.items():
+        if len(identities) == 1:
+            labels[(name, identities[0])] = name
+            continue
+        tags = {i: model_tag(i) for i in identities}
+        if len(set(tags.values())) < len(identities):
+            tags = {i: short_identity(i) for i in identities}
+        if len(set(tags.values())) < len(identities):
+            tags = {i: i for i in identities}
+        for identity in identities:
+            labels[(name, identity)] = f"{name} [{tags[identity]}]"
+    return labels
 
 
 def system_labels(jobs: Iterable[JobRecord]) -> dict[tuple[str, str], str]:

@@ -31,6 +31,11 @@ def at(path: str | Path, line: int | None = None) -> str:
     return f"{path}:{line}" if line is not None else str(path)
 
 
+class IncompleteRunError(BenchregError):
+    """A run finished with failed requests: its outputs are written and marked incomplete
+    (`complete: false`), and the same command resumes it."""
+
+
 class UnknownComponentError(BenchregError):
     """A task or config names a component that is not registered."""
 

@@ -1,9 +1,11 @@
 """The answers of one run, appended to its folder as they arrive, so that a crash loses nothing.
 
 Each line is one answered request (sample id, status, raw text or structured answer, detail,
-latency, metadata). Lines are flushed after every batch and fsynced at most every
-``FSYNC_EVERY_S`` seconds (and on close). A line torn by a kill is ignored when the journal is read
-back. Answers with status ``error`` are kept for the record but asked again on resume.
+latency, metadata), appended as the answer arrives (:meth:`Journal.append_one`, the sink a system
+calls) or, for a system that answers whole batches, after each batch; lines are flushed at once
+and fsynced at most every ``FSYNC_EVERY_S`` seconds (and on close). A line torn by a kill is
+ignored when the journal is read back. Answers with status ``error`` are kept for the record but
+asked again on resume.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchreg.core.provenance import scrub
 from benchreg.core.types import Prediction, Status
 
 JOURNAL_FILE = "journal.jsonl"
@@ -50,6 +53,7 @@ class Journal:
         self.path = folder / JOURNAL_FILE
         self._handle: Any = None
         self._last_sync = 0.0
+        self._written: set[int] = set()  # id() of the predictions this attempt journaled
 
     def load(self) -> dict[str, Prediction]:
         """Answers journaled by earlier attempts of this run (errors left out: they are re-asked).
@@ -74,12 +78,20 @@ class Journal:
                 handle.truncate(good_end)
         return found
 
+    def append_one(self, prediction: Prediction) -> None:
+        """Journal one answer as it arrives (a later :meth:`append` of it is skipped)."""
+        self.append([prediction])
+
     def append(self, predictions: Sequence[Prediction]) -> None:
+        fresh = [p for p in predictions if id(p) not in self._written]
+        if not fresh:
+            return
         if self._handle is None:
             self._handle = self.path.open("a", encoding="utf-8")
-        for pred in predictions:
-            line = json.dumps(_row(pred), ensure_ascii=False, default=str)
+        for pred in fresh:
+            line = json.dumps(scrub(_row(pred)), ensure_ascii=False, default=str)
             self._handle.write(line + "\n")
+            self._written.add(id(pred))
         self._handle.flush()
         now = time.monotonic()
         if now - self._last_sync >= FSYNC_EVERY_S:

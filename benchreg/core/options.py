@@ -17,6 +17,9 @@ class RunOptions:
     cache_dir: str | None = None  # None: the default cache folder (see benchreg.systems)
     overwrite: bool = False  # replace a run folder that holds another (or a finished) run
     final: bool = False  # a final-acceptance run: the views a task declares frozen may be read
+    # failed requests (status `error`) scored as wrong answers and the run marked complete;
+    # without it a run with any failed request is incomplete (resumable, exit code 2)
+    accept_errors: bool = False
 
     def result_options(self) -> dict[str, Any]:
         """The options that change a run's results (part of its fingerprint)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,12 +14,20 @@ from benchreg.core.io import (
     json_default_or_text,
     sha256_file,
 )
-from benchreg.core.provenance import environment, file_hashes, redact, spec_sha256
+from benchreg.core.provenance import (
+    environment,
+    file_hashes,
+    redact,
+    redact_text,
+    scrub,
+    spec_sha256,
+)
 from benchreg.core.reader import gc_paused
 from benchreg.core.result import RunResult
 from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
 from benchreg.core.scoring import sample_rows
 from benchreg.core.system import SystemReport
+from benchreg.core.types import Prediction, Status
 
 SAMPLES_FILE = "samples.jsonl"
 PROVENANCE_FILE = "provenance.json"
@@ -65,6 +73,68 @@ def input_hashes(result: RunResult) -> dict[str, Any]:
     }
 
 
+RESUME_HINT = (
+    "run the same command again (the same hydra.run.dir / hydra.sweep.dir) to ask only the "
+    "failed samples again, or add run.accept_errors=true to score them as wrong answers"
+)
+TRUNCATED = "length"  # finish_reason of an answer that stopped at the token limit
+
+
+def truncated(predictions: Sequence[Prediction]) -> int:
+    """Answers that stopped at the token limit (`finish_reason: length`)."""
+    return sum(1 for p in predictions if p.metadata.get("finish_reason") == TRUNCATED)
+
+
+def error_causes(predictions: Sequence[Prediction]) -> dict[str, int]:
+    """Failed requests counted by cause (the first part of their detail)."""
+    causes: dict[str, int] = {}
+    for pred in predictions:
+        if pred.status is Status.ERROR:
+            cause = redact_text((pred.detail or "unknown").split(":", 1)[0].strip()[:80])
+            causes[cause] = causes.get(cause, 0) + 1
+    return dict(sorted(causes.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def completeness(result: RunResult) -> dict[str, Any]:
+    """Why a run is not a result (`incomplete`), or that its failed requests were accepted."""
+    if result.errors_accepted:
+        return {"errors_accepted": result.errors}
+    if result.complete:
+        return {}
+    return {
+        "incomplete": {
+            "errors": result.errors,
+            "of": len(result.samples),
+            "by_cause": error_causes(result.predictions),
+            "resume": RESUME_HINT,
+        }
+    }
+
+
+def incomplete_message(record: Mapping[str, Any]) -> str:
+    """One line for a run whose failed requests make it incomplete."""
+    info = record.get("incomplete") or {}
+    causes = ", ".join(f"{cause} ({n})" for cause, n in (info.get("by_cause") or {}).items())
+    return (
+        f"incomplete: {info.get('errors')} of {info.get('of')} requests failed"
+        f"{f' ({causes})' if causes else ''}; the numbers are not a result: "
+        f"{info.get('resume', RESUME_HINT)}"
+    )
+
+
+STRICT_NOTE = "degraded answers (read only by a fallback) counted as invalid"
+
+
+def strict_record(result: RunResult) -> dict[str, Any]:
+    """The strict view of every metric, beside the lenient one, when any answer was degraded."""
+    if result.strict is None:
+        return {}
+    return {
+        "strict": {name: m.as_json() for name, m in result.strict.items()},
+        "strict_means": STRICT_NOTE,
+    }
+
+
 def metrics_record(
     result: RunResult, hashes: Mapping[str, Any], samples_sha256: str
 ) -> dict[str, Any]:
@@ -78,8 +148,12 @@ def metrics_record(
         "primary": result.primary,
         "n": len(result.samples),
         "metrics": {name: m.as_json() for name, m in result.metrics.items()},
+        **strict_record(result),
+        "complete": result.complete,
+        **completeness(result),
         "statuses": result.statuses,
         "degraded": sum(1 for p in result.predictions if p.degraded),
+        "truncated": truncated(result.predictions),
         "counts": result.counts,
         "system": system_record(result.system_report),
         "sha256": {**hashes, "samples.jsonl": samples_sha256},
@@ -108,12 +182,14 @@ def provenance_record(
 def write_run(out_dir: Path, result: RunResult, config: Mapping[str, Any]) -> dict[str, Any]:
     """Write the run files; metrics.json goes last, as it marks the run complete."""
     with gc_paused():
-        rows = sample_rows(result.samples, result.predictions, result.per_sample, result.primary)
+        rows = scrub(
+            sample_rows(result.samples, result.predictions, result.per_sample, result.primary)
+        )
         hashes = input_hashes(result)
         atomic_write_jsonl(out_dir / SAMPLES_FILE, rows)
         del rows
     atomic_write_json(out_dir / PROVENANCE_FILE, provenance_record(result, config, hashes))
-    record = metrics_record(result, hashes, sha256_file(out_dir / SAMPLES_FILE))
+    record = redact(metrics_record(result, hashes, sha256_file(out_dir / SAMPLES_FILE)))
     atomic_write_json(out_dir / METRICS_FILE, record)
     (out_dir / ERROR_FILE).unlink(missing_ok=True)
     return record
@@ -123,5 +199,6 @@ def write_error(
     out_dir: Path, task: str | None, view: str | None, model: str | None, message: str
 ) -> None:
     atomic_write_json(
-        out_dir / ERROR_FILE, {"task": task, "view": view, "model": model, "error": message}
+        out_dir / ERROR_FILE,
+        redact({"task": task, "view": view, "model": model, "error": message}),
     )

@@ -50,6 +50,36 @@ SECRET_VALUES = (
     re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),  # JWT
 )
 REDACTED = "***redacted***"
+MIN_SECRET_LENGTH = 6  # shorter values would redact ordinary words
+_secret_values: set[str] = set()
+
+
+def register_secret(value: str | None) -> None:
+    """A secret benchreg read (an API key from the environment): from now on every output is
+    redacted by this value too, wherever it appears (a server may echo it)."""
+    if value and len(value) >= MIN_SECRET_LENGTH:
+        _secret_values.add(value)
+
+
+def scrub(value: Any) -> Any:
+    """``value`` with every registered secret value replaced, at any depth (strings only; the
+    same object back when no secret is registered)."""
+    if not _secret_values:
+        return value
+    if isinstance(value, str):
+        return _without_secret_values(value)
+    if isinstance(value, Mapping):
+        return {k: scrub(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub(v) for v in value]
+    return value
+
+
+def _without_secret_values(text: str) -> str:
+    for secret in sorted(_secret_values, key=len, reverse=True):
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
 
 
 def is_secret_key(key: object) -> bool:
@@ -63,7 +93,10 @@ def looks_secret(text: str) -> bool:
 
 
 def redact_text(text: str) -> str:
-    """``text`` with every secret-looking part replaced (URL credentials keep scheme and host)."""
+    """``text`` with every registered secret value and every secret-looking part replaced (URL
+    credentials keep scheme and host)."""
+    if _secret_values:
+        text = _without_secret_values(text)
     for pattern in SECRET_VALUES:
         text = pattern.sub(_replacement, text)
     return text

@@ -32,6 +32,16 @@ class RunResult:
     system_report: SystemReport = field(default_factory=SystemReport)
     findings: list[Finding] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    # False when a sample's request failed (status `error`) and errors were not accepted: the
+    # numbers are not a result until the failed samples are asked again
+    # the metrics with degraded answers counted as invalid (None: no answer was degraded)
+    strict: dict[str, MetricValue] | None = None
+    complete: bool = True
+    errors_accepted: bool = False  # `run.accept_errors=true` scored failed requests as wrong
+
+    @property
+    def errors(self) -> int:
+        return self.statuses.get("error", 0)
 
     @property
     def spec(self) -> TaskSpec:

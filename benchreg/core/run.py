@@ -29,10 +29,17 @@ from benchreg.core.progress import Progress
 from benchreg.core.reader import gc_paused
 from benchreg.core.result import RunResult
 from benchreg.core.runfolder import METRICS_FILE, open_run_folder, run_fingerprint
-from benchreg.core.scoring import parse_and_check, resolve, score, status_counts, task_counts
-from benchreg.core.system import System, check_answers
+from benchreg.core.scoring import (
+    parse_and_check,
+    resolve,
+    score,
+    status_counts,
+    strict_view,
+    task_counts,
+)
+from benchreg.core.system import System, check_answers, preflight
 from benchreg.core.task import Task
-from benchreg.core.types import Prediction, Request
+from benchreg.core.types import Prediction, Request, Status
 
 T = TypeVar("T")
 
@@ -71,6 +78,11 @@ async def aevaluate(
     """Run ``task`` on the system ``system_cfg`` names; with ``output``, into its folder."""
     prepared = prepare(task, view=view, roots=roots, options=options)
     system = build_system(prepared, system_cfg, options)
+    try:
+        await preflight(system)
+    except BaseException:
+        await system.aclose()
+        raise
     if output is None:
         return Evaluation(await aexecute(prepared, system, options=options))
     fingerprint = run_fingerprint(
@@ -168,6 +180,8 @@ async def aexecute(
     tic = time.perf_counter()
     try:
         done = journal.load() if journal is not None else {}
+        if journal is not None:
+            system.on_answer = journal.append_one
         if done:
             logger.info(f"resuming: {len(done)} of {len(samples)} answers already journaled")
         with gc_paused():
@@ -188,6 +202,8 @@ async def aexecute(
     with gc_paused():
         by_id = {**done, **{p.sample_id: p for p in answered}}
         predictions = [by_id[s.id] for s in samples]
+        if done and report.stats:
+            report.stats.update(attempts_total(predictions))
         parse_and_check(task, samples, predictions)
         resolve(task, prepared.dataset, samples, predictions)
         scores = score(
@@ -198,6 +214,13 @@ async def aexecute(
             seed=options.seed,
             progress=options.progress,
         )
+        strict_preds = strict_view(predictions)
+        strict = (
+            score(task, samples, strict_preds, n_boot=options.n_boot, seed=options.seed,
+                  progress=False).values
+            if strict_preds is not None
+            else None
+        )
     seconds["score"] = time.perf_counter() - tic
     degraded = sum(1 for p in predictions if p.degraded)
     if degraded:
@@ -205,6 +228,8 @@ async def aexecute(
             f"{degraded} of {len(predictions)} answers were read only by a fallback "
             "(`degraded` in samples.jsonl says why); they are scored as given"
         )
+    statuses = status_counts(predictions)
+    errors = statuses.get("error", 0)
     return RunResult(
         task=task,
         view=prepared.view,
@@ -217,12 +242,28 @@ async def aexecute(
         metrics=scores.values,
         primary=scores.primary,
         per_sample=scores.per_sample,
-        statuses=status_counts(predictions),
+        statuses=statuses,
         counts=task_counts(task, samples, predictions),
         system_report=report,
         findings=prepared.findings,
         seconds=seconds,
+        strict=strict,
+        complete=errors == 0 or options.accept_errors,
+        errors_accepted=errors > 0 and options.accept_errors,
     )
+
+
+SUMMED_USAGE = ("prompt_tokens", "completion_tokens")
+
+
+def attempts_total(predictions: list[Prediction]) -> dict[str, Any]:
+    """A resumed run's counters over every attempt (the system itself saw only the last one),
+    read from the answers' own records."""
+    total: dict[str, Any] = {"samples": len(predictions)}
+    for key in SUMMED_USAGE:
+        total[key] = sum(int((p.metadata.get("usage") or {}).get(key, 0)) for p in predictions)
+    total["errors"] = sum(1 for p in predictions if p.status is Status.ERROR)
+    return {**total, "counted_over": "all attempts (a resumed run)"}
 
 
 def run_sync(job: Coroutine[Any, Any, T]) -> T:

@@ -1,9 +1,11 @@
 """One run per folder: a run folder is claimed, resumed or refused, never shared by two runs.
 
 A run's identity (its fingerprint) is the sha256 of everything that decides its results: the task
-spec, the view, the system config, the data files (path, size, mtime), and the run options that
-change scores (limit, seed, bootstrap). ``run.json`` records it when the run starts; the finished
-outputs are written last, ``metrics.json`` last of all (it marks the run complete).
+spec, the view, the system config, the data files (path and content sha256: a file touched
+without a change is the same input), and the run options that change scores (limit, seed,
+bootstrap). ``run.json`` records it, and the hash of each part (so that a refusal says which
+input changed), when the run starts; the finished outputs are written last, ``metrics.json`` last
+of all (it marks the run finished: complete, or incomplete when requests failed).
 
 Opening a folder:
 
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from benchreg.core.errors import BenchregError
-from benchreg.core.io import atomic_write_json, sha256_text
+from benchreg.core.io import atomic_write_json, sha256_file, sha256_text
 from benchreg.core.journal import JOURNAL_FILE
 
 RUN_FILE = "run.json"
@@ -52,17 +54,29 @@ RUN_FILES = frozenset(
 )
 
 
+FINGERPRINT_PARTS = {
+    "task": "the task entry",
+    "view": "the view",
+    "system": "the model / system config",
+    "data": "the data files",
+    "options": "the run options (limit, seed, bootstrap, final)",
+}
+
+
+class Fingerprint(str):
+    """A run's fingerprint; ``parts`` holds the hash of each input that went into it."""
+
+    parts: dict[str, str]
+
+
 def run_fingerprint(
     spec_json: Mapping[str, Any],
     view: str | None,
     system_cfg: Mapping[str, Any],
     data_files: Iterable[Path],
     result_options: Mapping[str, Any],
-) -> str:
-    files = []
-    for path in sorted(set(data_files)):
-        stat = path.stat()
-        files.append([str(path), stat.st_size, stat.st_mtime_ns])
+) -> Fingerprint:
+    files = [[str(path), sha256_file(path)] for path in sorted(set(data_files))]
     identity = {
         "task": spec_json,
         "view": view,
@@ -70,7 +84,22 @@ def run_fingerprint(
         "data": files,
         "options": result_options,
     }
-    return sha256_text(json.dumps(identity, sort_keys=True, default=str))
+    fingerprint = Fingerprint(sha256_text(json.dumps(identity, sort_keys=True, default=str)))
+    fingerprint.parts = {
+        key: sha256_text(json.dumps(value, sort_keys=True, default=str))[:16]
+        for key, value in identity.items()
+    }
+    return fingerprint
+
+
+def changed_inputs(previous: Mapping[str, Any], fingerprint: str) -> str:
+    """What differs from the run recorded in a folder (`run.json`), in words."""
+    old = previous.get("inputs")
+    new = getattr(fingerprint, "parts", None)
+    if not isinstance(old, dict) or not new:
+        return ""
+    changed = [FINGERPRINT_PARTS[k] for k in FINGERPRINT_PARTS if old.get(k) != new.get(k)]
+    return f"; changed since: {', '.join(changed)}" if changed else ""
 
 
 @dataclass
@@ -121,6 +150,7 @@ def open_run_folder(
         (path / ERROR_FILE).unlink(missing_ok=True)
         record = {
             "fingerprint": fingerprint,
+            "inputs": getattr(fingerprint, "parts", {}),
             **dict(info),
             "started": datetime.now(UTC).isoformat(timespec="seconds"),
             "attempt": _attempt(path) + 1,
@@ -157,7 +187,17 @@ def release_lock(handle: Any) -> None:
     handle.close()
 
 
+def own_temp_file(name: str) -> bool:
+    """A temp file benchreg's atomic writes leave when killed (`.<run file>.<random>.tmp`)."""
+    if not (name.startswith(".") and name.endswith(".tmp")):
+        return False
+    stem = name[1:-4].rsplit(".", 1)[0]
+    return stem in RUN_FILES
+
+
 def _claim(path: Path, fingerprint: str, *, overwrite: bool, reuse_finished: bool) -> str:
+    for leftover in [p for p in path.iterdir() if own_temp_file(p.name)]:
+        leftover.unlink(missing_ok=True)  # of a killed attempt: never part of a run
     entries = {p.name for p in path.iterdir()} - {LOCK_FILE, HYDRA_SUBDIR}
     if not entries:
         return "new"
@@ -170,7 +210,7 @@ def _claim(path: Path, fingerprint: str, *, overwrite: bool, reuse_finished: boo
         )
     previous = _read_run(path)
     same = previous.get("fingerprint") == fingerprint
-    finished = (path / METRICS_FILE).is_file()
+    finished = (path / METRICS_FILE).is_file() and not run_is_incomplete(path)
     if same and not finished:
         return "resumed"
     if same and reuse_finished:
@@ -179,8 +219,14 @@ def _claim(path: Path, fingerprint: str, *, overwrite: bool, reuse_finished: boo
         what = "a finished run" if finished else "an unfinished run"
         if same:
             detail = "of the same task and config"
+        elif previous.get("task"):
+            view = f" view={previous['view']}" if previous.get("view") else ""
+            detail = (
+                f"of {previous['task']}{view} (model {previous.get('model', '?')})"
+                f"{changed_inputs(previous, fingerprint)}"
+            )
         else:
-            detail = f"of {previous.get('task', '?')} ({previous.get('model', '?')})"
+            detail = f"(files {', '.join(sorted(entries)[:6])}; no readable run.json)"
         raise BenchregError(
             f"the run folder already holds {what} {detail}",
             where=path,
@@ -189,6 +235,16 @@ def _claim(path: Path, fingerprint: str, *, overwrite: bool, reuse_finished: boo
     for name in entries:
         (path / name).unlink()
     return "new"
+
+
+def run_is_incomplete(folder: Path) -> bool:
+    """Whether the folder's finished outputs say the run is incomplete (failed requests not
+    asked again yet): the same command resumes such a run."""
+    try:
+        record = json.loads((folder / METRICS_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and record.get("complete") is False
 
 
 def _read_run(path: Path) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -43,6 +43,8 @@ def parse_and_check(task: Task, samples: Sequence[Sample], preds: list[Predictio
             pred.detail = checked.detail
         if checked.degraded:
             pred.degraded = checked.degraded
+        if pred.metadata.get("finish_reason") == "length" and not pred.degraded:
+            pred.degraded = "stopped at the token limit (finish_reason: length)"
 
 
 def resolve(
@@ -146,9 +148,9 @@ def _cis(
     seed: int,
 ) -> list[tuple[tuple[float, float] | None, str | None]] | None:
     """Per output: Wilson for 0/1 per-sample scores, else a percentile bootstrap over the
-    per-sample statistics; None when no CI is asked for."""
+    per-sample statistics (every metric, unless its entry says `ci: none`)."""
     ref = item.ref
-    if ref.ci == "none" or not (ref.primary or ref.ci in ("wilson", "bootstrap")):
+    if ref.ci == "none":
         return None
     n = len(stats)
     out: list[tuple[tuple[float, float] | None, str | None]] = []
@@ -173,6 +175,19 @@ def _cis(
             )
         out.append((boot[i], f"bootstrap({n_boot})"))
     return out
+
+
+def strict_view(preds: Sequence[Prediction]) -> list[Prediction] | None:
+    """The predictions with every answer read only by a fallback counted as invalid (None when
+    no answer was degraded: the strict view is then the lenient one)."""
+    if not any(p.degraded and p.status is Status.OK for p in preds):
+        return None
+    return [
+        replace(p, status=Status.INVALID, detail=f"degraded: {p.degraded}")
+        if p.degraded and p.status is Status.OK
+        else p
+        for p in preds
+    ]
 
 
 def sample_rows(

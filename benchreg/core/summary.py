@@ -7,6 +7,8 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+INCOMPLETE = "incomplete"
+NOT_OK_STATES = (INCOMPLETE, "failed", "unfinished", "not started")
 SUMMARY_COLUMNS = (
     "job",
     "task",
@@ -31,6 +33,39 @@ def _fmt(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _ci_text(metric: Mapping[str, Any]) -> str:
+    ci = metric.get("ci95")
+    if not ci or len(ci) != 2 or any(v is None for v in ci):
+        return ""
+    return f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+
+
+def _nd_text(metric: Mapping[str, Any]) -> str:
+    n, denominator = metric.get("n"), metric.get("denominator")
+    if n is None and denominator is None:
+        return ""
+    return f"{_fmt(n)}/{_fmt(denominator)}"
+
+
+def is_incomplete(record: Mapping[str, Any] | None) -> bool:
+    """A run whose failed requests make it no result (`complete: false`; older records without
+    the key are complete)."""
+    return record is not None and record.get("complete") is False
+
+
+def incomplete_reason(record: Mapping[str, Any]) -> str:
+    """`3 of 16 requests failed (timeout: 3)`: why an incomplete run is no result."""
+    info = record.get("incomplete")
+    info = info if isinstance(info, Mapping) else {}
+    errors = info.get("errors", (record.get("statuses") or {}).get("error"))
+    total = info.get("of", record.get("n"))
+    text = f"{errors} of {total} requests failed" if errors is not None else "requests failed"
+    causes = info.get("by_cause")
+    if isinstance(causes, Mapping) and causes:
+        text += " (" + ", ".join(f"{cause}: {n}" for cause, n in causes.items()) + ")"
+    return text
+
+
 def run_table(record: Mapping[str, Any]) -> str:
     """A compact table of one run's metrics (with gates, where the task sets them) and counts."""
     head = f"{record['task']}  view={record.get('view') or '-'}  model={record['model']}"
@@ -38,14 +73,8 @@ def run_table(record: Mapping[str, Any]) -> str:
     gated = any("gate" in (m.get("detail") or {}) for m in metrics.values())
     rows = [("metric", "value", "n/denominator", "95% CI", *(("gate",) if gated else ()))]
     for name, m in metrics.items():
-        ci = m.get("ci95")
         mark = " *" if name == record["primary"] else ""
-        row = (
-            f"{name}{mark}",
-            _fmt(m["value"]),
-            f"{m['n']}/{m['denominator']}",
-            f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "",
-        )
+        row = (f"{name}{mark}", _fmt(m.get("value")), _nd_text(m), _ci_text(m))
         if gated:
             row = (*row, gate_text(m.get("detail") or {}))
         rows.append(row)
@@ -61,6 +90,8 @@ def run_table(record: Mapping[str, Any]) -> str:
     if counts:
         lines.append(f"counts: {counts}")
     lines.append("(* primary metric)")
+    if is_incomplete(record):
+        lines.append(f"INCOMPLETE: {incomplete_reason(record)}; these numbers are not a result")
     return "\n".join(lines)
 
 
@@ -76,10 +107,12 @@ def summary_row(
     job: str,
     record: Mapping[str, Any] | None,
     error: Mapping[str, Any] | None,
-    status: str = "failed",
+    status: str | None = None,
 ) -> dict[str, Any]:
-    """A finished job's row, or (``record`` None) a row for a failed, unfinished or never
-    started job with what is known of it."""
+    """A finished job's row (status `ok`, or `incomplete` when its metrics.json says
+    `complete: false`: failed requests not asked again, so its value is no result), or
+    (``record`` None) a row for a failed, unfinished or never started job with what is known of
+    it (``status``, default `failed`)."""
     if record is None:
         err = error or {}
         return {
@@ -88,12 +121,13 @@ def summary_row(
             "view": err.get("view"),
             "model": err.get("model"),
             "model_id": err.get("model_id"),
-            "status": status,
+            "status": status or "failed",
             "error": err.get("error"),
         }
     primary = record["primary"]
     metric = record["metrics"][primary]
     ci = metric.get("ci95") or [None, None]
+    incomplete = is_incomplete(record) or status == INCOMPLETE
     return {
         "job": job,
         "task": record["task"],
@@ -102,14 +136,14 @@ def summary_row(
         # the identity that tells two models apart (older run folders: the display name)
         "model_id": record.get("model_id") or record["model"],
         "primary": primary,
-        "value": metric["value"],
-        "n": metric["n"],
-        "denominator": metric["denominator"],
+        "value": metric.get("value"),
+        "n": metric.get("n"),
+        "denominator": metric.get("denominator"),
         "ci95_lo": ci[0],
         "ci95_hi": ci[1],
         "degraded": record.get("degraded", 0),
-        "status": "ok",
-        "error": None,
+        "status": INCOMPLETE if incomplete else "ok",
+        "error": incomplete_reason(record) if incomplete else None,
     }
 
 
@@ -131,7 +165,8 @@ def short_model_id(identity: Any) -> str:
 
 def summary_markdown(rows: Sequence[Mapping[str, Any]], title: str = "Sweep summary") -> str:
     """The summary table; `model id` is the identity in short form (summary.csv has it in
-    full), so two models shown under one name stay apart."""
+    full), so two models shown under one name stay apart. An incomplete job's value is marked
+    `(incomplete)`: it is no result."""
     lines = [
         f"# {title}",
         "",
@@ -140,23 +175,33 @@ def summary_markdown(rows: Sequence[Mapping[str, Any]], title: str = "Sweep summ
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        ci = f"[{r['ci95_lo']:.4f}, {r['ci95_hi']:.4f}]" if r.get("ci95_lo") is not None else ""
-        nd = f"{r['n']}/{r['denominator']}" if r.get("n") is not None else ""
-        status = r["status"]
+        lo, hi = r.get("ci95_lo"), r.get("ci95_hi")
+        ci = f"[{lo:.4f}, {hi:.4f}]" if lo is not None and hi is not None else ""
+        nd = f"{_fmt(r.get('n'))}/{_fmt(r.get('denominator'))}" if r.get("n") is not None else ""
+        status, value = r["status"], _fmt(r.get("value"))
         if status == "failed":
             status = f"failed: {r.get('error')}"
+        elif status == INCOMPLETE:
+            value = f"{value} ({INCOMPLETE})" if value else value
+            status = f"{INCOMPLETE}: {r.get('error')}" if r.get("error") else status
         lines.append(
             f"| {r['job']} | {_fmt(r.get('task'))} | {_fmt(r.get('view'))} | "
             f"{_fmt(r.get('model'))} | {short_model_id(r.get('model_id'))} | "
-            f"{_fmt(r.get('primary'))} | {_fmt(r.get('value'))} | "
-            f"{nd} | {ci} | {status} |"
+            f"{_fmt(r.get('primary'))} | {value} | "
+            f"{nd} | {ci} | {_cell(status)} |"
         )
     ok = sum(1 for r in rows if r["status"] == "ok")
     lines += ["", f"{ok} of {len(rows)} jobs succeeded."]
-    for state in ("failed", "unfinished", "not started"):
+    for state in NOT_OK_STATES:
         k = sum(1 for r in rows if r["status"] == state)
         if k:
-            lines.append(f"{k} job(s) {state}.")
+            extra = (
+                " (failed requests: run the same sweep again to ask only them again; their "
+                "values are no result)"
+                if state == INCOMPLETE
+                else ""
+            )
+            lines.append(f"{k} job(s) {state}{extra}.")
     degraded = [r for r in rows if r.get("degraded")]
     if degraded:
         total = sum(int(r["degraded"]) for r in degraded)
@@ -167,3 +212,8 @@ def summary_markdown(rows: Sequence[Mapping[str, Any]], title: str = "Sweep summ
             + "."
         )
     return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    """Text in a markdown table cell: no `|` or line break splits the row."""
+    return " ".join(str(text).split()).replace("|", "\\|")

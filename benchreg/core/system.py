@@ -4,13 +4,17 @@ A system is built by a factory registered in ``registry.systems`` as
 ``factory(cfg: Mapping, ctx: SystemContext) -> System``. The core then:
 
 1. renders prompts only when ``system.needs_prompts`` is true;
-2. awaits ``system.predict(batch)`` for each batch of requests; the answer must hold exactly one
+2. awaits ``system.preflight()`` once, before the run folder is claimed (a system that talks to
+   a server checks it is reachable, authorised and serves the model: bad input fails there, with
+   nothing written), and sets ``system.on_answer`` to a sink that journals one answer (a system
+   that answers requests one by one calls it as each arrives, so that a kill loses none);
+3. awaits ``system.predict(batch)`` for each batch of requests; the answer must hold exactly one
    :class:`Prediction` per request, in the same order, for the same sample ids (a system with
    nothing to say for a sample returns ``Prediction.missing(id)``): anything else is a bug of
    the system and stops the run;
-3. records ``system.report()`` in ``metrics.json`` (files read, ids it could not place, notes,
+4. records ``system.report()`` in ``metrics.json`` (files read, ids it could not place, notes,
    counters such as requests made) and hashes its files into ``provenance.json``;
-4. awaits ``system.aclose()`` once, whatever happened.
+5. awaits ``system.aclose()`` once, whatever happened.
 """
 
 from __future__ import annotations
@@ -73,15 +77,24 @@ class System(Protocol):
 SystemFactory = Callable[[Mapping[str, Any], SystemContext], System]
 
 
+AnswerSink = Callable[[Prediction], None]
+
+
 class BaseSystem:
-    """Defaults for the optional parts: no prompts, an empty report, nothing to close."""
+    """Defaults for the optional parts: no prompts, nothing to check first, an empty report,
+    nothing to close."""
 
     name = "system"
     needs_prompts = False
+    on_answer: AnswerSink | None = None  # set by the core: journal one answer as it arrives
 
     @property
     def identity(self) -> str:
         return self.name
+
+    async def preflight(self) -> None:
+        """Check what can fail before any answer is asked for (endpoint, credentials, model)."""
+        return None
 
     async def predict(self, requests: Sequence[Request]) -> list[Prediction]:
         raise NotImplementedError
@@ -149,6 +162,17 @@ class Labelled:
         self.identity = system.identity
         self.needs_prompts = system.needs_prompts
 
+    @property
+    def on_answer(self) -> AnswerSink | None:
+        return getattr(self.system, "on_answer", None)
+
+    @on_answer.setter
+    def on_answer(self, sink: AnswerSink | None) -> None:
+        self.system.on_answer = sink  # type: ignore[union-attr]
+
+    async def preflight(self) -> None:
+        await preflight(self.system)
+
     async def predict(self, requests: Sequence[Request]) -> list[Prediction]:
         return await self.system.predict(requests)
 
@@ -157,6 +181,13 @@ class Labelled:
 
     async def aclose(self) -> None:
         await self.system.aclose()
+
+
+async def preflight(system: System) -> None:
+    """The system's own check before a run (systems written before the hook have none)."""
+    check = getattr(system, "preflight", None)
+    if check is not None:
+        await check()
 
 
 def check_answers(system: System, requests: Sequence[Request], answers: Any) -> list[Prediction]:

@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 from benchreg.core import registry
 from benchreg.core.entries import (
     compose_entry,
+    entries_root,
     find_task_file,
     locate_key,
     locate_value,
@@ -171,7 +172,24 @@ def load_task(name: str, extra_folders: Iterable[Path] = ()) -> Task:
         raise unknown_task(name, folders)
     data, sources = compose_entry(path, folders)
     spec = spec_from_mapping(data, sources, entry=path)
+    expected = entry_name(path, folders)
+    if expected is not None and spec.name != expected:
+        raise BenchregError(
+            f"the entry at {expected!r} says `name: {spec.name}`",
+            where=locate_key(sources, ["name"]) or path,
+            fix=f"write `name: {expected}` (an entry's name is its path under the tasks folder; "
+            "other names go under `aliases`)",
+        )
     return bind(spec, sources, entry=path)
+
+
+def entry_name(path: Path, folders: Iterable[Path]) -> str | None:
+    """The name an entry file stands for: its path under its folder's entries, without `.yaml`."""
+    for folder in folders:
+        root = entries_root(folder).resolve()
+        if path.resolve().is_relative_to(root):
+            return path.resolve().relative_to(root).with_suffix("").as_posix()
+    return None
 
 
 def bind(spec: TaskSpec, sources: Sequence[Path] = (), *, entry: Path | None = None) -> Task:

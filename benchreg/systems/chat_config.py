@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from benchreg.core.errors import BenchregError
 
 GENERATION_KEYS = ("temperature", "max_tokens", "top_p", "seed", "stop")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+KEY_FIX = (
+    "keep the key in an environment variable and name the variable, e.g. "
+    "export OPENAI_API_KEY=<key> and model.api_key_env=OPENAI_API_KEY"
+)
 
 
 class Backoff(BaseModel):
@@ -25,10 +33,12 @@ class Backoff(BaseModel):
 
 
 class StopEarly(BaseModel):
-    """Stop the run when, after ``min_requests`` finished requests, more than
+    """Stop the run when all of the first ``initial_requests`` finished requests failed (0: never
+    on that rule), or when, after ``min_requests`` finished requests, more than
     ``max_error_rate`` of them failed (a dead endpoint, a wrong key, a wrong model name)."""
 
     model_config = ConfigDict(extra="forbid")
+    initial_requests: int = Field(4, ge=0)
     min_requests: int = Field(20, ge=1)
     max_error_rate: float = Field(0.8, gt=0, le=1)
 
@@ -52,6 +62,21 @@ class ChatConfig(BaseModel):
     max_retries: int = Field(6, ge=0)
     backoff: Backoff = Field(default_factory=Backoff)
     stop_early: StopEarly = Field(default_factory=StopEarly)
+    preflight: bool = True  # check the endpoint (or the local model) before the first batch
+
+    # Both validators raise BenchregError itself (pydantic lets it through): one line that never
+    # repeats a value that may be a secret.
+    @field_validator("base_url", mode="before")
+    @classmethod
+    def _http_url(cls, value: Any) -> Any:
+        check_base_url(value)
+        return value.strip()
+
+    @field_validator("api_key_env", mode="before")
+    @classmethod
+    def _variable_name(cls, value: Any) -> Any:
+        check_api_key_env(value)
+        return value
 
     @property
     def endpoint(self) -> str:
@@ -93,6 +118,66 @@ def parse_config(cls: type[ChatConfig], cfg: Mapping[str, Any]) -> ChatConfig:
             f"model.{where}: {first['msg']}",
             fix=f"see conf/model/{data.get('name', cls.model_fields['name'].default)}.yaml",
         ) from None
+
+
+def check_base_url(value: Any) -> None:
+    """``model.base_url`` must be an http(s) URL with a host (``ftp://...``, ``localhost:8000``
+    without a scheme, a bad port: one error when the config is read)."""
+    from benchreg.core.provenance import redact_text
+
+    fix = "set model.base_url=http://<host>:<port>/v1 (the server's OpenAI-compatible API root)"
+    if not isinstance(value, str) or not value.strip():
+        raise BenchregError("model.base_url is not set to a URL", fix=fix)
+    shown = redact_text(value.strip())
+    try:
+        parts = urlsplit(value.strip())
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        raise BenchregError(f"model.base_url={shown!r} is not a valid URL", fix=fix) from None
+    if parts.scheme.lower() not in ("http", "https"):
+        scheme = f"{parts.scheme}://" if parts.scheme else "no scheme"
+        raise BenchregError(
+            f"model.base_url={shown!r} is not an http(s) URL ({scheme})", fix=fix
+        )
+    if not parts.hostname or not port_ok:
+        raise BenchregError(f"model.base_url={shown!r} names no host (or a bad port)", fix=fix)
+
+
+def api_key_env_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be the NAME of an environment variable holding a key (None: it can).
+    The reason never quotes the value."""
+    from benchreg.core.provenance import looks_secret
+
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        return f"a {type(value).__name__}, not a variable name"
+    if not ENV_NAME.match(value):
+        return "not a valid variable name (letters, digits and _, not starting with a digit)"
+    if looks_secret(value) or _looks_like_key(value):
+        return "it looks like a key, not the name of a variable"
+    if value not in os.environ and len(value) >= 8:
+        for name, held in os.environ.items():
+            if held == value:
+                return f"it is the value of ${name}, not a name (set model.api_key_env={name})"
+    return None
+
+
+def _looks_like_key(value: str) -> bool:
+    """A long run of letters and digits without the underscores of a variable name."""
+    letters = sum(c.isalpha() for c in value)
+    digits = sum(c.isdigit() for c in value)
+    return "_" not in value and len(value) >= 20 and letters > 0 and digits > 0
+
+
+def check_api_key_env(value: Any) -> None:
+    problem = api_key_env_problem(value)
+    if problem is not None:
+        raise BenchregError(
+            f"model.api_key_env must name an environment variable, and the value given does not: "
+            f"{problem} (the value is not shown)",
+            fix=KEY_FIX,
+        )
 
 
 def identity(endpoint: str, model: str, generation: Mapping[str, Any]) -> dict[str, Any]:

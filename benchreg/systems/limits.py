@@ -29,7 +29,10 @@ class RateLimiter:
 
 
 class FailureGuard:
-    """Counts finished requests; :meth:`check` raises once most of them have failed."""
+    """Counts finished requests; :meth:`check` raises once all of the first
+    ``rule.initial_requests`` failed (a server that is gone, a wrong key: a few seconds, not 20
+    requests' retries), or once more than ``rule.max_error_rate`` of at least
+    ``rule.min_requests`` failed."""
 
     def __init__(self, rule: StopEarly, what: str, *, cached: bool = False) -> None:
         self.rule = rule
@@ -49,6 +52,9 @@ class FailureGuard:
 
     @property
     def tripped(self) -> bool:
+        first = self.rule.initial_requests
+        if first and self.finished >= first and self.failed == self.finished:
+            return True
         return (
             self.finished >= self.rule.min_requests
             and self.failed > self.rule.max_error_rate * self.finished

@@ -58,7 +58,8 @@ def test_one_sweep_needs_two_models_named_when_it_holds_more(tmp_path: Path) -> 
 def test_non_mean_metric_is_listed_not_tested(tmp_path: Path) -> None:
     for name, model in (("0", "A"), ("1", "B")):
         folder = write_job(tmp_path, name, "t/f1", "v", model, [1, 0])
-        (folder / "samples.jsonl").write_text('{"id": "s0", "score": null}\n')
+        rows = ('{"id": "s0", "score": null}', '{"id": "s1", "score": null}')
+        (folder / "samples.jsonl").write_text("".join(f"{row}\n" for row in rows))
     (row,) = compare(tmp_path).rows
     assert row.p is None and "no per-sample scores" in row.note
     written = write_comparison(compare(tmp_path), tmp_path / "out")

@@ -228,7 +228,7 @@ def test_accuracy_with_a_wilson_interval(base_task: Task) -> None:
 def test_ci_rules_primary_auto_none_and_bootstrap(base_task: Task) -> None:
     metrics = (
         bound_accuracy(),
-        bound_accuracy(primary=False, label="acc_plain"),  # not primary, auto: no CI
+        bound_accuracy(primary=False, label="acc_plain"),  # not primary, auto: a CI too
         bound_accuracy(primary=False, label="acc_none", ci="none"),
         bound_accuracy(primary=False, label="acc_boot", ci="bootstrap"),
     )
@@ -236,7 +236,8 @@ def test_ci_rules_primary_auto_none_and_bootstrap(base_task: Task) -> None:
     items, preds = scored(task, [0, 1, 0, 0, 1, 2, 0, 2])
     result = scoring.score(task, items, preds, n_boot=50, seed=3, progress=False)
     assert result.values["accuracy"].ci_method == "wilson"
-    assert result.values["acc_plain"].ci95 is None
+    assert result.values["acc_plain"].ci_method == "wilson"  # every metric carries a CI
+    assert result.values["acc_plain"].ci95 == result.values["accuracy"].ci95
     assert result.values["acc_none"].ci95 is None
     boot = result.values["acc_boot"]
     assert boot.ci_method == "bootstrap(50)"

@@ -4,8 +4,18 @@ figures and markdown, written to `<sweep_dir>/report/` (also at the end of every
 - per task and model: the primary metric with its 95% CI (one figure per family);
 - per family: the figures of the family's registered report part (``benchreg.core.reporting``;
   each family's ``report.py``), e.g. accuracy by view with verdicts, or metrics against gates;
-- a counts table (missing, invalid, out of range, error, degraded; failed and unfinished jobs) in
-  which a broken run is highlighted.
+- every metric each run recorded, with its 95% CI and n/denominator (and the strict view where a
+  run has one), and the models with their identities;
+- a counts table (missing, invalid, out of range, error, degraded; failed, unfinished and
+  incomplete jobs) in which a broken run is highlighted.
+
+Models are told apart by identity (`model_id`; a user-labelled set of predictions files is one
+model, as in the analyses), never by the display name alone: two models that share a name are
+shown with a short identity beside it. A run whose metrics.json says `complete: false` (failed
+requests not asked again yet) is listed as incomplete, its values marked so and left out of the
+figures. The sweep is checked before anything is written
+(:func:`benchreg.core.analysis.check_sweep`): a folder that is no sweep, or a damaged file, is one
+located error and no report.
 
 Figures need matplotlib (the `reports` extra); without it the page and the markdown are still
 written, with a note saying how to install it.
@@ -13,7 +23,6 @@ written, with a note saying how to install it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,12 +30,21 @@ from typing import Any
 
 from benchreg.app.report import html
 from benchreg.app.sweepfolder import job_states
+from benchreg.core.analysis import check_error, check_sweep, identity_labels, read_checked
+from benchreg.core.errors import BenchregError
 from benchreg.core.io import atomic_write_text
-from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
+from benchreg.core.runfolder import ERROR_FILE
 
 REPORT_DIR = "report"
 INSTALL_HINT = "pip install 'benchreg[reports]'  (matplotlib)"
 COUNT_KEYS = ("missing", "invalid", "out_of_range", "error")
+RESULT_STATES = ("ok", "incomplete")  # states of a job with a metrics.json
+NOT_OK_STATES = ("incomplete", "failed", "unfinished", "not started")
+INCOMPLETE = "incomplete"
+RESUME = (
+    "run the same command again to ask only the failed samples again, or accept the errors as "
+    "wrong answers with run.accept_errors=true"
+)
 
 
 @dataclass
@@ -41,9 +59,12 @@ class ReportResult:
 @dataclass
 class Job:
     name: str
-    state: str  # ok | failed | unfinished | not started
-    record: dict[str, Any] | None = None  # metrics.json
+    state: str  # ok | incomplete | failed | unfinished | not started
+    record: dict[str, Any] | None = None  # metrics.json (of a failed job: what error.json says)
     error: str | None = None
+    identity: str = ""  # the model group (core.analysis.JobRecord.group): tells models apart
+    model_ids: tuple[str, ...] = ()  # the identities (`model_id`) behind the group
+    shown: str = ""  # the model's label in this report: the name, a short identity when shared
 
     @property
     def family(self) -> str:
@@ -61,8 +82,14 @@ class Job:
         return f"{self.task} [{view}]" if view else self.task
 
     @property
-    def model(self) -> str:
+    def name_shown(self) -> str:
+        """The display name as the run recorded it (`model` in metrics.json)."""
         return str((self.record or {}).get("model") or "")
+
+    @property
+    def model(self) -> str:
+        """The model as this report shows it (:func:`benchreg.core.analysis.identity_labels`)."""
+        return self.shown or self.name_shown
 
     def primary(self) -> dict[str, Any]:
         record = self.record or {}
@@ -70,41 +97,100 @@ class Job:
         return {"name": record.get("primary"), **metric}
 
 
+def incomplete_text(record: Mapping[str, Any]) -> str:
+    """Why a run with `complete: false` is no result, and how to finish it."""
+    info = record.get("incomplete")
+    info = info if isinstance(info, Mapping) else {}
+    statuses = record.get("statuses") or {}
+    errors = info.get("errors", statuses.get("error"))
+    total = info.get("of", record.get("n"))
+    causes = info.get("by_cause")
+    causes = causes if isinstance(causes, Mapping) else {}
+    failed = f"{errors} of {total} requests failed" if errors is not None else "requests failed"
+    if causes:
+        failed += " (" + ", ".join(f"{cause}: {n}" for cause, n in causes.items()) + ")"
+    resume = info.get("resume") if isinstance(info.get("resume"), str) else RESUME
+    return f"{failed}; its numbers are not a result: {resume}"
+
+
 def read_sweep(sweep_dir: Path) -> list[Job]:
+    """Every job of the sweep with its state; every file read is checked first
+    (:func:`benchreg.core.analysis.check_sweep`: a damaged one is one located error)."""
+    finished = {job.dir.name: job for job in check_sweep(sweep_dir)}
     jobs = []
     for state in job_states(sweep_dir):
         job = Job(state.name, state.state)
-        if state.folder is not None and state.state == "ok":
-            job.record = json.loads((state.folder / METRICS_FILE).read_text("utf-8"))
+        found = finished.get(state.folder.name) if state.folder is not None else None
+        if state.state in RESULT_STATES and found is not None:
+            job.record = found.metrics
+            job.identity, job.model_ids = found.group, (found.model_id,)
+            if not found.complete:
+                job.state, job.error = INCOMPLETE, incomplete_text(found.metrics)
+        elif state.state in RESULT_STATES:  # its files went away while the report was read
+            job.state = "unfinished"
         elif state.folder is not None and state.state == "failed":
-            error = json.loads((state.folder / ERROR_FILE).read_text("utf-8"))
+            error = read_checked(state.folder / ERROR_FILE, check_error)
             job.error = str(error.get("error"))
             job.record = {k: error.get(k) for k in ("task", "view", "model")}
+            if error.get("model_id"):
+                job.identity, job.model_ids = str(error["model_id"]), (str(error["model_id"]),)
         jobs.append(job)
+    _label_models(jobs)
     return jobs
 
 
+def _label_models(jobs: list[Job]) -> None:
+    """Each job's model label: its display name, with a short identity when another model
+    (another identity) shares the name; jobs of one model group share its identities."""
+    named = [j for j in jobs if j.name_shown and j.identity]
+    labels = identity_labels((j.name_shown, j.identity) for j in named)
+    ids: dict[str, list[str]] = {}
+    for job in named:
+        for model_id in job.model_ids:
+            if model_id not in ids.setdefault(job.identity, []):
+                ids[job.identity].append(model_id)
+    for job in named:
+        job.shown = labels[(job.name_shown, job.identity)]
+        job.model_ids = tuple(ids[job.identity])
+
+
 def write_report(sweep_dir: Path, out_dir: Path | None = None) -> ReportResult:
+    """Check the sweep, lay the report out in memory, then write it: a sweep that is not one or
+    has a damaged file is a :class:`BenchregError` and nothing is written."""
     sweep_dir = Path(sweep_dir)
-    out = Path(out_dir) if out_dir is not None else sweep_dir / REPORT_DIR
-    fig_dir = out / "figures"
     jobs = read_sweep(sweep_dir)
+    out = Path(out_dir) if out_dir is not None else sweep_dir / REPORT_DIR
+    if out.exists() and not out.is_dir():
+        raise BenchregError(
+            "a file where the report folder belongs", where=out, fix="pass --out DIR (a folder)"
+        )
+    fig_dir = out / "figures"
     result = ReportResult(out, out / "index.html", out / "report.md")
     figures = _figures(sweep_dir, jobs, result.notes)
-    fig_dir.mkdir(parents=True, exist_ok=True)
-    for name, (svg, _) in figures.items():
-        path = fig_dir / f"{name}.svg"
-        atomic_write_text(path, svg)
-        result.figures.append(path)
     title = f"benchreg sweep report: {sweep_dir.name}"
-    atomic_write_text(result.markdown, _markdown(title, sweep_dir, jobs, figures, result.notes))
-    atomic_write_text(result.html, _html(title, sweep_dir, jobs, figures, result.notes))
+    markdown = _markdown(title, sweep_dir, jobs, figures, result.notes)
+    page = _html(title, sweep_dir, jobs, figures, result.notes)
+    try:
+        fig_dir.mkdir(parents=True, exist_ok=True)
+        for name, (svg, _) in figures.items():
+            path = fig_dir / f"{name}.svg"
+            atomic_write_text(path, svg)
+            result.figures.append(path)
+        atomic_write_text(result.markdown, markdown)
+        atomic_write_text(result.html, page)
+    except OSError as exc:
+        raise BenchregError(
+            f"cannot write the report ({exc.strerror or type(exc).__name__})",
+            where=exc.filename or out,
+            fix="pass --out DIR, a folder you can write",
+        ) from None
     return result
 
 
 def _figures(sweep_dir: Path, jobs: list[Job], notes: list[str]) -> dict[str, tuple[str, str]]:
     """name -> (svg, caption): the primary metric per family, then each family's report part;
-    empty with a note when matplotlib is missing."""
+    empty with a note when matplotlib is missing. Only results are drawn: an incomplete run's
+    numbers are in the tables, marked, never in a figure."""
     try:
         from benchreg.core import figures as fg
     except ImportError:
@@ -115,6 +201,9 @@ def _figures(sweep_dir: Path, jobs: list[Job], notes: list[str]) -> dict[str, tu
 
     out: dict[str, tuple[str, str]] = {}
     ok = [j for j in jobs if j.state == "ok"]
+    left_out = sum(j.state == INCOMPLETE for j in jobs)
+    if left_out:
+        notes.append(f"{left_out} incomplete job(s) are not drawn in the figures (no result yet)")
     families = sorted({j.family for j in ok})
     for family in families:
         rows = [
@@ -131,7 +220,8 @@ def _figures(sweep_dir: Path, jobs: list[Job], notes: list[str]) -> dict[str, tu
     for family in families:
         if family not in registry.report_parts:
             continue
-        records = [j.record for j in ok if j.family == family and j.record]
+        # `model` as this report shows it: two models of one display name stay apart
+        records = [{**j.record, "model": j.model} for j in ok if j.family == family and j.record]
         try:
             made = registry.report_parts.get(family).figures(
                 ReportInput(family, sweep_dir, records)
@@ -143,23 +233,57 @@ def _figures(sweep_dir: Path, jobs: list[Job], notes: list[str]) -> dict[str, tu
     return out
 
 
+def _ci(metric: Mapping[str, Any]) -> str:
+    ci = metric.get("ci95")
+    if not ci or len(ci) != 2 or any(v is None for v in ci):
+        return ""
+    return f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+
+
+def _nd(metric: Mapping[str, Any]) -> str:
+    n, denominator = metric.get("n"), metric.get("denominator")
+    if n is None and denominator is None:
+        return ""
+    return f"{'' if n is None else n}/{'' if denominator is None else denominator}"
+
+
+def _value(job: Job, value: Any) -> Any:
+    """A value as a table shows it: an incomplete run's marked so, never as a plain result."""
+    if job.state != INCOMPLETE:
+        return value
+    return f"{html.fmt(value)} ({INCOMPLETE})"
+
+
 def count_rows(jobs: list[Job]) -> tuple[list[str], list[list[Any]], list[bool]]:
-    header = ["job", "task", "view", "model", "state", *COUNT_KEYS, "degraded", "error message"]
+    header = [
+        "job",
+        "task",
+        "view",
+        "model",
+        "state",
+        *COUNT_KEYS,
+        "degraded",
+        "truncated",
+        "error message",
+    ]
     rows, bad = [], []
     for job in jobs:
         record = job.record or {}
+        counted = job.state in RESULT_STATES
         statuses: Mapping[str, Any] = record.get("statuses") or {}
-        counts = [statuses.get(k, "") if job.state == "ok" else "" for k in COUNT_KEYS]
-        degraded = record.get("degraded", "") if job.state == "ok" else ""
+        counts = [statuses.get(k, "") if counted else "" for k in COUNT_KEYS]
+        degraded = record.get("degraded", "") if counted else ""
+        truncated = record.get("truncated", "") if counted else ""  # stopped at the token limit
         rows.append(
             [
                 job.name,
                 record.get("task"),
                 record.get("view"),
-                record.get("model"),
+                job.model or None,
                 job.state,
                 *counts,
                 degraded,
+                truncated,
                 job.error or "",
             ]
         )
@@ -171,34 +295,85 @@ def result_rows(jobs: list[Job]) -> tuple[list[str], list[list[Any]]]:
     header = ["task", "view", "model", "primary", "value", "95% CI", "n/denominator"]
     rows = []
     for job in jobs:
-        if job.state != "ok":
+        if job.state not in RESULT_STATES:
             continue
         p = job.primary()
-        ci = p.get("ci95")
         rows.append(
             [
                 job.task,
                 (job.record or {}).get("view"),
                 job.model,
                 p.get("name"),
-                p.get("value"),
-                f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci and None not in ci else "",
-                f"{p.get('n')}/{p.get('denominator')}",
+                _value(job, p.get("value")),
+                _ci(p),
+                _nd(p),
             ]
         )
     return header, rows
 
 
+def metric_rows(jobs: list[Job]) -> tuple[list[str], list[list[Any]]]:
+    """Every metric each run recorded (the primary marked `*`) with its 95% CI, its method and
+    n/denominator; the strict view (degraded answers counted as invalid) where a run has one."""
+    with_strict = any((j.record or {}).get("strict") for j in jobs if j.state in RESULT_STATES)
+    header = ["task", "view", "model", "metric", "value", "95% CI", "CI method", "n/denominator"]
+    if with_strict:
+        header += ["strict value", "strict 95% CI", "strict n/denominator"]
+    rows = []
+    for job in jobs:
+        if job.state not in RESULT_STATES:
+            continue
+        record = job.record or {}
+        strict = record.get("strict") or {}
+        for name, metric in (record.get("metrics") or {}).items():
+            mark = " *" if name == record.get("primary") else ""
+            row = [
+                job.task,
+                record.get("view"),
+                job.model,
+                f"{name}{mark}",
+                _value(job, metric.get("value")),
+                _ci(metric),
+                metric.get("ci_method") or "",
+                _nd(metric),
+            ]
+            if with_strict:
+                other = strict.get(name) or {}
+                value = other.get("value")
+                row += [_value(job, value) if value is not None else "", _ci(other), _nd(other)]
+            rows.append(row)
+    return header, rows
+
+
+def model_rows(jobs: list[Job]) -> tuple[list[str], list[list[Any]]]:
+    """Each model of the sweep: the label the report shows, its identity (identities), jobs."""
+    header = ["model", "model id", "jobs"]
+    found: dict[str, tuple[str, tuple[str, ...], int]] = {}
+    for job in jobs:
+        if not job.identity:
+            continue
+        shown, ids, n = found.get(job.identity, (job.model, job.model_ids, 0))
+        found[job.identity] = (shown, ids, n + 1)
+    rows = [[shown, ", ".join(ids), n] for shown, ids, n in found.values()]
+    return header, sorted(rows, key=lambda r: str(r[0]))
+
+
 def _headline(jobs: list[Job]) -> str:
     ok = sum(j.state == "ok" for j in jobs)
     text = f"{ok} of {len(jobs)} jobs succeeded"
-    others = {s: sum(j.state == s for j in jobs) for s in ("failed", "unfinished", "not started")}
+    others = {s: sum(j.state == s for j in jobs) for s in NOT_OK_STATES}
     extra = ", ".join(f"{k} {s}" for s, k in others.items() if k)
     return text + (f"; {extra}" if extra else "") + "."
 
 
 def _analysis_files(sweep_dir: Path) -> list[str]:
     return sorted(p.name for p in sweep_dir.glob("analysis_*.md"))
+
+
+MARK_NOTE = (
+    "`*` marks the primary metric; a value marked (incomplete) is from a run whose failed "
+    "requests were not asked again: no result."
+)
 
 
 def _markdown(title: str, sweep_dir: Path, jobs: list[Job], figures: dict, notes: list[str]) -> str:
@@ -213,6 +388,16 @@ def _markdown(title: str, sweep_dir: Path, jobs: list[Job], figures: dict, notes
         "## Primary metric per task and model",
         "",
         html.markdown_table(*result_rows(jobs)),
+        "",
+        "## Every metric",
+        "",
+        MARK_NOTE,
+        "",
+        html.markdown_table(*metric_rows(jobs)),
+        "",
+        "## Models",
+        "",
+        html.markdown_table(*model_rows(jobs)),
     ]
     header, rows, bad = count_rows(jobs)
     parts += ["", "## Counts (a row marked ! needs a look)", ""]
@@ -258,11 +443,24 @@ def _html(title: str, sweep_dir: Path, jobs: list[Job], figures: dict, notes: li
     if figures:
         parts.append("<h2>Figures</h2>")
         parts += [html.figure(svg, caption, name) for name, (svg, caption) in figures.items()]
-    parts += ["<h2>Primary metric per task and model</h2>", html.table(*result_rows(jobs))]
+    incomplete = [j.state == INCOMPLETE for j in jobs if j.state in RESULT_STATES]
+    parts += [
+        "<h2>Primary metric per task and model</h2>",
+        html.table(*result_rows(jobs), incomplete),
+    ]
+    header_m, rows_m = metric_rows(jobs)
+    marked = [str(r[4]).endswith(f"({INCOMPLETE})") for r in rows_m]
+    parts += [
+        "<h2>Every metric</h2>",
+        f"<p class=small>{html.esc(MARK_NOTE.replace('`', ''))}</p>",
+        html.table(header_m, rows_m, marked),
+        "<h2>Models</h2>",
+        html.table(*model_rows(jobs)),
+    ]
     parts += [
         "<h2>Counts</h2>",
-        "<p class=small>Rows in red: a failed or unfinished job, or a run with missing, "
-        "invalid, out-of-range, error or degraded samples.</p>",
+        "<p class=small>Rows in red: a failed, unfinished or incomplete job, or a run with "
+        "missing, invalid, out-of-range, error or degraded samples.</p>",
         html.table(header, rows, bad),
     ]
     files = _analysis_files(sweep_dir)

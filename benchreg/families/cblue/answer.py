@@ -1,10 +1,13 @@
 """Answer schemas of the 16 tasks, as the results.json format document gives them.
 
 Two levels, on purpose:
-- `check` rejects (status invalid, scored as the empty answer) only what the official evaluator
-  cannot score at all and would abort on: a list task whose answer is not a list of objects, a
-  label or reply that is not a string, a report that is neither a section object (with string
-  sections) nor a report string. Everything the official evaluator scores, we score the same way.
+- `check` rejects (status invalid, scored as wrong: it never earns credit) what the official
+  evaluator cannot score at all and would abort on: a list task whose answer is not a list of
+  objects, a label or reply that is not a string, a report that is neither a section object (with
+  string sections) nor a report string, and a report string with no section heading (text that
+  holds no report). Everything the official evaluator scores, we score the same way; a genuinely
+  empty answer of the right type (`[]`, `""`, `{}`, an empty report string) is `ok` and scores as
+  the official evaluator scores it (`""` as the first label).
 - The pydantic item models state the documented shape exactly; items that deviate (a missing or
   extra key, a number where a string belongs) are still scored as the official evaluator scores
   them (they match nothing), and the counter reports them as `off_schema_items`.
@@ -27,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from benchreg.core import registry
 from benchreg.core.types import Checked, Sample, Status
 from benchreg.families.cblue.catalogue import NOT_LISTED, REPORT_SECTIONS, TaskInfo, lookup
+from benchreg.families.cblue.formats import REPORT_LEAD_IN
 from benchreg.families.cblue.parser import read_report
 
 NonEmptyStr = Annotated[str, Field(min_length=1)]
@@ -183,7 +187,9 @@ class ListAnswer:
 
 
 class LabelAnswer:
-    """A label string (the 7 classification tasks); `""` counts as the task's first label."""
+    """A label string (the 7 classification tasks); `""` counts as the task's first label (the
+    official rule for the empty structured answer; empty model *text* never gets here: the
+    parsers make it invalid)."""
 
     name = "cblue_label"
 
@@ -240,6 +246,13 @@ class ReportAnswer:
             # the format document's type: a report string, read by its section headings (a
             # report on one line is split at them and flagged degraded)
             report, degraded = read_report(answer, skip_lead_in=False)
+            if not report and answer.strip() not in ("", REPORT_LEAD_IN):
+                return Checked(
+                    answer,
+                    Status.INVALID,
+                    "report string without any `<section>：` heading "
+                    f"({', '.join(REPORT_SECTIONS)}): no report",
+                )
             return Checked(report, degraded=degraded)
         if not isinstance(answer, dict):
             return Checked(

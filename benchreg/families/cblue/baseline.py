@@ -36,7 +36,7 @@ def make_trivial(ctx: SystemContext, *, labels: str = "first_option") -> Callabl
 
     def first_option(sample: Sample) -> str:
         choices = sample.input.get("answer_choices") or []
-        if not choices or labels == "empty":
+        if not choices or labels == "empty" or not str(choices[0]).strip():
             return ""
         return str(parser(str(choices[0]), sample))  # CHIP-STS: 相同 -> 是的
 

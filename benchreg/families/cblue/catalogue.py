@@ -40,7 +40,8 @@ class TaskInfo:
         return self.labels[0] if self.labels else ""
 
     def empty_answer(self) -> Any:
-        """The answer an invalid or missing prediction is scored as (official empty semantics)."""
+        """The task's empty answer (`[]`, `""`, `{}`): what results.json holds for an invalid or
+        missing prediction. It is not what such a prediction scores as: that is wrong."""
         return {"extraction": [], "classification": "", "reply": "", "report": {}}[self.kind]
 
 

@@ -25,6 +25,7 @@ from benchreg.core.params import loader_params
 from benchreg.core.reader import json_lines, read_json_strict
 from benchreg.core.types import Dataset, LoadContext, Parser, Sample
 from benchreg.families.cblue.catalogue import TaskInfo, lookup, task_of_params
+from benchreg.families.cblue.parser import NoAnswer
 
 REQUIRED_FIELDS = ("input", "target", "task_dataset", "sample_id")
 
@@ -143,6 +144,8 @@ def _sample(
     sample = Sample(id=sample_id, input=inputs, gold=None, meta=meta)
     try:
         gold = parser(data["target"], sample)
+    except NoAnswer as exc:  # a target without an answer (a test split's empty one): official
+        gold = exc.official
     except ParseError as exc:
         raise BenchregError(
             f"cannot read the gold of {sample_id} from its target: {exc}",

@@ -9,8 +9,12 @@
 - `cblue_report_rouge` (IMCS-V2-MRG): stats = per-sample sums of section ROUGE F and the number of
   (sample, gold section) pairs -> mean over pairs.
 
-A prediction that is missing, invalid or failed is scored as the task's empty answer (`[]`, `""`
--> the first official label, `""` -> `无 。`, `{}`); an out-of-range label is scored as given.
+A prediction that is missing, invalid or failed is scored as wrong, never as the task's empty
+answer (which can earn credit: `""` counts as the first official label, an empty reply or report
+section as `无 。`): extraction as no items (its gold items are false negatives), classification as
+no label (the sample counts in its gold class's support and is predicted in no class, so it adds
+no class either), MedDG and IMCS-V2-MRG as ROUGE 0 (for every gold section). An ok answer is scored
+as given, an empty one with the official empty semantics; an out-of-range label is scored as given.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from benchreg.families.cblue.catalogue import task_of_sample
 
 PRF = ("precision", "recall", "f1")
 ROUGE = ("rouge1", "rouge2", "rougeL")
+NO_LABEL = -1  # the predicted "class" of a prediction that is not scored as given: no class
+NO_ROUGE = (0.0, 0.0, 0.0)
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -69,7 +75,8 @@ class LabelPRF(Metric):
     """Macro or support-weighted P/R/F1 over the labels seen in gold and predictions (as
     scikit-learn's classification_report, zero_division=0); `""` counts as the task's first
     official label. Statistics are label ids; the vocabulary lives on the instance, so ids stay
-    stable across the chunks the core scores in."""
+    stable across the chunks the core scores in. A prediction not scored as given (missing,
+    invalid, error) has the predicted id NO_LABEL: a miss of its gold class, in no class."""
 
     def __init__(self, *, average: str) -> None:
         if average not in ("macro", "weighted"):
@@ -90,10 +97,12 @@ class LabelPRF(Metric):
     def stats(self, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> np.ndarray:
         rows = []
         for sample, pred in zip(samples, predictions, strict=True):
-            label = official.effective_label(
-                scored_answer(pred, ""), task_of_sample(sample).empty_label
-            )
-            rows.append((self._id(sample.gold), self._id(label)))
+            gold = self._id(sample.gold)
+            if pred.status not in SCORED_AS_GIVEN:
+                rows.append((gold, NO_LABEL))
+                continue
+            label = official.effective_label(pred.answer, task_of_sample(sample).empty_label)
+            rows.append((gold, self._id(label)))
         return np.asarray(rows, dtype=float).reshape(len(rows), 2)
 
     def totals(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -102,7 +111,7 @@ class LabelPRF(Metric):
         if not len(stats):
             return np.zeros((len(weights), 3 * classes))
         gold, pred = stats[:, 0].astype(int), stats[:, 1].astype(int)
-        hit = np.where(gold == pred, gold, -1)  # a hit counts for its class
+        hit = np.where(gold == pred, gold, NO_LABEL)  # a hit counts for its class
         return np.concatenate(
             [_class_totals(weights, labels, classes) for labels in (gold, pred, hit)], axis=1
         )
@@ -117,7 +126,7 @@ class LabelPRF(Metric):
         return _ratio((weight * per_class).sum(axis=-2), weight.sum(axis=-2))
 
     def detail(self, stats: np.ndarray) -> dict[str, Any]:
-        return {"average": self.average, "classes": len(np.unique(stats))}
+        return {"average": self.average, "classes": len(np.unique(stats[stats != NO_LABEL]))}
 
 
 def _class_totals(weights: np.ndarray, labels: np.ndarray, classes: int) -> np.ndarray:
@@ -141,7 +150,9 @@ class ReplyRouge(MeanMetric):
     outputs = ROUGE
 
     def score(self, sample: Sample, prediction: Prediction) -> Sequence[float]:
-        return official.reply_rouge(sample.gold, scored_answer(prediction, ""))
+        if prediction.status not in SCORED_AS_GIVEN:
+            return NO_ROUGE
+        return official.reply_rouge(sample.gold, prediction.answer)
 
 
 @registry.metrics.register("cblue_report_rouge")
@@ -152,7 +163,9 @@ class ReportRouge(Metric):
 
     def stats(self, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> np.ndarray:
         rows = [
-            official.rouge_total(official.report_rouge(s.gold, scored_answer(p, {})))
+            official.rouge_total(official.report_rouge(s.gold, p.answer))
+            if p.status in SCORED_AS_GIVEN
+            else (*NO_ROUGE, len(s.gold) if isinstance(s.gold, dict) else 0)
             for s, p in zip(samples, predictions, strict=True)
         ]
         return np.asarray(rows, dtype=float).reshape(len(rows), 4)

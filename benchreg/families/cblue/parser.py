@@ -2,8 +2,9 @@
 
 Each parser reads the answer text formats of the PromptCBLUE `target` fields (the same formats the
 official post-processing, `post_generate_process.py`, understands) and gives the same items as the
-official post-processing does for any text, so text predictions score exactly as the official
-pipeline scores them. Parsing the targets of a dev file reproduces its `dev_structured.json`.
+official post-processing does for any text that holds an answer, so such text predictions score
+exactly as the official pipeline scores them. Parsing the targets of a dev file reproduces its
+`dev_structured.json`.
 
 Formats (one line per entry; `，` separates values; `：` follows a heading):
 - entities (CMeEE-V2, IMCS-V2-NER): `<type>实体：m1，m2` per answer choice; a lead-in line first.
@@ -18,6 +19,14 @@ Formats (one line per entry; `，` separates values; `：` follows a heading):
 
 No parser maps a label by a fuzzy match: labels are taken as written (CHIP-STS's 相同/不同 and the
 fallback attrs of CHIP-MDCFNPC / IMCS-V2-SR are the official post-processing's own rules).
+
+Text that yields no answer is not an empty answer: when a registered parser finds nothing in the
+task's format (no label, no reply, no entity heading, no option on CHIP-CDN's last line, no event
+or finding line, no report section) and the text is not the task's explicit empty answer
+(:data:`EXPLICIT_EMPTY`, e.g. `上述句子没有指定类型实体`, or headings with nothing after them),
+it raises :class:`NoAnswer` (a ParseError: the sample is `invalid` and scores as wrong). The
+exception carries what the official post-processing makes of the text (the empty answer), which is
+what gold given as text means (an empty `target` of a test split).
 """
 
 from __future__ import annotations
@@ -30,12 +39,45 @@ from benchreg.core import registry
 from benchreg.core.errors import ParseError
 from benchreg.core.types import Degraded, Sample
 from benchreg.families.cblue.catalogue import REPORT_SECTIONS
+from benchreg.families.cblue.formats import (
+    EVENT_LEAD_IN,
+    MDCFNPC_LEAD_IN,
+    NO_ENTITIES,
+    NO_NORMALIZATION,
+    REPORT_LEAD_IN,
+    SR_LEAD_IN,
+)
 
 EVENT_KEYS: tuple[str, ...] = ("主体词", "发生状态", "描述词", "解剖部位")
 EVENT_LIST_KEYS = frozenset({"描述词", "解剖部位"})
 SR_FALLBACK_ATTR = "无法根据上下文确定病人是否患有该症状"
 MDCFNPC_FALLBACK_ATTR = "不标注"
 STS_SYNONYMS = {"相同": "是的", "不同": "不是"}
+NO_TRIPLES = "没有指定类型的三元组"
+# The whole (stripped) text that states an empty answer in the task's own words, per parser.
+EXPLICIT_EMPTY: dict[str, frozenset[str]] = {
+    "entities": frozenset({NO_ENTITIES}),
+    "triples": frozenset({NO_TRIPLES}),
+    "normalizations": frozenset({NO_NORMALIZATION}),
+    "events": frozenset({EVENT_LEAD_IN}),
+    "mdcfnpc": frozenset({MDCFNPC_LEAD_IN}),
+    "sr": frozenset({SR_LEAD_IN}),
+    "report": frozenset({REPORT_LEAD_IN}),
+}
+
+
+class NoAnswer(ParseError):
+    """Model text in which the task's parser finds no answer (and that is not the task's explicit
+    empty answer): the sample is `invalid`. ``official`` is what the official post-processing
+    makes of the text (the task's empty answer), for gold given as text."""
+
+    def __init__(self, message: str, official: Any) -> None:
+        super().__init__(message)
+        self.official = official
+
+
+def _explicit_empty(kind: str, text: str) -> bool:
+    return text.strip() in EXPLICIT_EMPTY.get(kind, frozenset())
 
 
 def _choices(sample: Sample) -> list[str]:
@@ -110,6 +152,7 @@ def parse_events(text: str) -> list[dict[str, Any]]:
 
 
 _EVENT_HEADINGS = tuple((key, f"{key}：", key in EVENT_LIST_KEYS) for key in EVENT_KEYS)
+_HEADING_TEXTS = tuple(heading for _, heading, _ in _EVENT_HEADINGS)
 # first character of a heading -> index of the first heading starting with it
 _FIRST_EVENT_HEADING = {h[1][0]: i for i, h in reversed(list(enumerate(_EVENT_HEADINGS)))}
 
@@ -199,46 +242,102 @@ def parse_sts_label(text: str) -> str:
 
 
 # --- registered parsers: one per task, named in its task entry (`parser:`) ----------------------
+#
+# Each returns what the official post-processing returns, except that text yielding no answer at
+# all (and not stating an empty answer) raises NoAnswer instead of passing for an empty answer.
 
 
 def _entities(text: str, sample: Sample) -> list[dict[str, str]]:
-    return parse_entities(text, _choices(sample))
+    choices = _choices(sample)
+    items = parse_entities(text, choices)
+    if items or _explicit_empty("entities", text):
+        return items
+    headings = tuple(f"{choice}实体" for choice in choices)
+    if any(line.startswith(headings) for line in text.split("\n")):
+        return items  # the entity headings, none filled: an explicit empty answer
+    raise NoAnswer(
+        f"no `<type>实体：` line for any entity type of the sample, and not {NO_ENTITIES!r}",
+        items,
+    )
+
+
+_TRIPLE_HEADING = re.compile(r"^具有.+关系的头尾实体对如下：")
 
 
 def _triples(text: str, sample: Sample) -> list[dict[str, str]]:
-    return parse_triples(text)
+    items = parse_triples(text)
+    if items or _explicit_empty("triples", text):
+        return items
+    if any(_TRIPLE_HEADING.match(line) for line in text.split("\n")):
+        return items  # relation headings with no pairs after them: an explicit empty answer
+    raise NoAnswer("no `具有<relation>关系的头尾实体对如下：` line and no head/tail pair", items)
 
 
 def _normalizations(text: str, sample: Sample) -> list[dict[str, str]]:
-    return parse_normalizations(text, _choices(sample))
+    items = parse_normalizations(text, _choices(sample))
+    if items or _explicit_empty("normalizations", text.split("\n")[-1]):
+        return items
+    raise NoAnswer(
+        f"no answer option on the last line (the line read), and not {NO_NORMALIZATION!r}", items
+    )
 
 
 def _events(text: str, sample: Sample) -> list[dict[str, Any]]:
-    return parse_events(text)
+    events = parse_events(text)
+    if _explicit_empty("events", text):
+        return events
+    fields = (field for line in text.split("\n")[1:] for field in line.split("；"))
+    if any(field.startswith(_HEADING_TEXTS) for field in fields):
+        return events  # every line after the lead-in is an event (the official quirk)
+    raise NoAnswer(
+        "no event line (`主体词：…；发生状态：…；描述词：…；解剖部位：…`) after the lead-in line",
+        events,
+    )
+
+
+def _entity_attrs(text: str, sample: Sample, kind: str, fallback: str) -> list[dict[str, str]]:
+    items = parse_entity_attrs(text, _choices(sample), fallback)
+    if items or _explicit_empty(kind, text):
+        return items
+    raise NoAnswer("no `<entity>：<attribute>` line after the lead-in line", items)
 
 
 def _mdcfnpc(text: str, sample: Sample) -> list[dict[str, str]]:
-    return parse_entity_attrs(text, _choices(sample), MDCFNPC_FALLBACK_ATTR)
+    return _entity_attrs(text, sample, "mdcfnpc", MDCFNPC_FALLBACK_ATTR)
 
 
 def _sr(text: str, sample: Sample) -> list[dict[str, str]]:
-    return parse_entity_attrs(text, _choices(sample), SR_FALLBACK_ATTR)
+    return _entity_attrs(text, sample, "sr", SR_FALLBACK_ATTR)
 
 
 def _label(text: str, sample: Sample) -> str:
-    return parse_label(text)
+    label = parse_label(text)
+    if not label:
+        raise NoAnswer("empty text: no label", label)
+    return label
 
 
 def _sts(text: str, sample: Sample) -> str:
+    if not text.strip():
+        raise NoAnswer("empty text: no label", "")
     return parse_sts_label(text)
 
 
 def _reply(text: str, sample: Sample) -> str:
-    return text.strip()
+    reply = text.strip()
+    if not reply:
+        raise NoAnswer("empty text: no reply", reply)
+    return reply
 
 
 def _report(text: str, sample: Sample) -> dict[str, str] | Degraded:
     report, degraded = read_report(text)
+    if not report and not _explicit_empty("report", text):
+        raise NoAnswer(
+            "no `<section>：<text>` line after the lead-in line (the first line is the lead-in, "
+            "as in the official post-processing)",
+            report,
+        )
     return Degraded(report, degraded) if degraded else report
 
 

@@ -11,7 +11,8 @@ The task is the one the loader put on the samples (`input["task_dataset"]`). Ent
 the shared :class:`PredictionCollector` (duplicates: `conflicts_invalid`). Nothing in a prediction
 file aborts the run except a file that is not JSON at all: a missing task, missing samples,
 unknown sample ids, malformed entries or lines and conflicting duplicates are reported (notes,
-unknown_ids) with the exact ids, and the samples concerned are scored as empty answers.
+unknown_ids) with the exact ids, and the samples concerned are `missing` or `invalid`, scored
+as wrong (never as the empty answer, which can earn credit).
 """
 
 from __future__ import annotations

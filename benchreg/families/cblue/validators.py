@@ -18,6 +18,7 @@ from benchreg.core.validation import Finding
 from benchreg.families.cblue import official
 from benchreg.families.cblue.answer import off_schema_items
 from benchreg.families.cblue.catalogue import TaskInfo, task_of_params
+from benchreg.families.cblue.parser import NoAnswer
 
 MAX_PER_KIND = 20
 
@@ -55,6 +56,8 @@ def _target_problem(info: TaskInfo, sample: Sample, parser: Parser) -> str | Non
         return None
     try:
         parsed = parser(target, sample)
+    except NoAnswer as exc:  # text that holds no answer: compare what the official code reads
+        parsed = exc.official
     except ParseError as exc:
         return f"target cannot be parsed: {exc}"
     if info.kind == "extraction":

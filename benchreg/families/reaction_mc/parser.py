@@ -14,6 +14,11 @@ Steps (anything ambiguous raises ParseError, so the sample counts as invalid):
 5. The whole reply is one integer (possibly in backticks, bold or with a final period).
 Several different numbers at the deciding step, or no number at all, is a ParseError.
 
+A list of numbers is not an option index (steps 3 and 4): a number that runs on into a list
+(`Answer: 1, 2, 3`, `answer 1 or 2`, `选项 2、3`, `option 1-3`) or a mention that heads a list
+of numbers (`Option 0: 1, 2, 3, ... 121`) names no option. When every phrase of the deciding kind
+is such a list, the reply is a ParseError (invalid), not a read of its first number.
+
 The spec asks the model to output only the 0-based option number (section 3.1). A reply that is
 only the integer (step 5; code ticks, bold or a final period tolerated) or only one JSON object
 holding it (step 2) is read as asked; an index found in prose (a JSON object inside other text,
@@ -50,6 +55,16 @@ _ANSWER_PATTERNS = (
 )
 _PHRASE_KINDS = ("\\boxed{N}", "an answer phrase", "a choose/select phrase")
 _OPTION_PATTERN = re.compile(r"(?:option|选项|選項)\s*[#(（]?\s*" + _INT + r"(?!\.?\d)", re.I)
+# A list of numbers: a separator on the same line, then another number (a bare integer, not
+# `85%` or `2.5`); a line break alone separates nothing (`Answer: 2\n1. The yield ...`).
+_LIST_SEP = (
+    r"(?:[ \t]*(?:[,，、;；/|~～]|\.{2,}|…+|[-–—]|\b(?:to|or|and)\b|或|和|至|到)\s*|[ \t]+)"
+)
+_RUNS_ON = re.compile(_LIST_SEP + r"[-+]?\d+(?!\.?\d|%)", re.IGNORECASE)
+_NUMBER = r"[-+]?\d+(?:\.\d+)?%?"
+_HEADS_A_LIST = re.compile(
+    r"\s*[:：=]\s*" + _NUMBER + _LIST_SEP + _NUMBER + _LIST_SEP + _NUMBER, re.IGNORECASE
+)
 _INT_TEXT = re.compile(r"\s*[-+]?\d+\s*")
 _FENCE = re.compile(r"^```(?:json)?|```$", re.IGNORECASE)
 _BARE = re.compile(r"^[\s*`\"'(\[]*" + _INT + r"[\s*`\"')\].。]*$")
@@ -91,6 +106,24 @@ def _agreeing(numbers: list[int], what: str) -> int | None:
     return distinct[0] if distinct else None
 
 
+def _in_number_list(body: str, match: re.Match[str]) -> bool:
+    """Whether the number of ``match`` (group 1) is part of a list of numbers: it runs on into
+    another number (`1, 2`, `1 or 2`, `1-3`), or it heads one (`Option 0: 1, 2, 3`)."""
+    end = match.end(1)
+    return bool(_RUNS_ON.match(body, end) or _HEADS_A_LIST.match(body, end))
+
+
+def _numbers(pattern: re.Pattern[str], body: str, what: str) -> list[int]:
+    """The numbers ``pattern`` finds in ``body``, without those that are part of a list of
+    numbers; when there are only such, the reply names no option (a ParseError)."""
+    matches = list(pattern.finditer(body))
+    single = [int(m.group(1)) for m in matches if not _in_number_list(body, m)]
+    if matches and not single:
+        listed = ", ".join(repr(m.group(0).strip()) for m in matches[:3])
+        raise ParseError(f"{what} name a list of numbers, not one option index: {listed}")
+    return single
+
+
 FROM_PROSE = (
     "option index recovered from free text ({how}), not a reply that is only the index as the "
     "prompt asks"
@@ -109,10 +142,10 @@ def read_option_index(text: str) -> tuple[int, str | None]:
             return from_json, None
         return from_json, FROM_PROSE.format(how="a JSON object inside other text")
     for pattern, how in zip(_ANSWER_PATTERNS, _PHRASE_KINDS, strict=True):
-        found = _agreeing([int(m) for m in pattern.findall(body)], "answer phrases")
+        found = _agreeing(_numbers(pattern, body, "answer phrases"), "answer phrases")
         if found is not None:
             return found, FROM_PROSE.format(how=how)
-    found = _agreeing([int(m) for m in _OPTION_PATTERN.findall(body)], "option mentions")
+    found = _agreeing(_numbers(_OPTION_PATTERN, body, "option mentions"), "option mentions")
     if found is not None:
         return found, FROM_PROSE.format(how="an option mention")
     bare = _BARE.match(body)

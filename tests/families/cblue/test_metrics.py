@@ -71,17 +71,42 @@ def test_label_totals_of_resamples_equal_scores_of_resampled_samples() -> None:
             assert list(row) == pytest.approx(list(direct.values()), abs=1e-12)
 
 
-def test_invalid_and_missing_predictions_score_as_empty_label() -> None:
+def test_invalid_and_missing_predictions_score_as_wrong_not_as_the_empty_label() -> None:
+    """Item 4 of issue 19: an invalid or missing prediction never counts as the first official
+    label (the empty answer's label); it misses its gold class and adds no class."""
     task = {"task_dataset": "CHIP-STS"}
     samples = [Sample(str(i), task, g) for i, g in enumerate(["是的", "不是", "是的"])]
     preds = [
         Prediction("0", answer=None, status=Status.INVALID),
         Prediction("1", status=Status.MISSING),
-        Prediction("2", answer=""),
+        Prediction("2", answer=""),  # an ok empty answer: the first label, as officially
     ]
-    as_empty = [Prediction(str(i), answer="是的") for i in range(3)]
     metric = LabelPRF(average="weighted")
-    assert evaluate(metric, samples, preds)[0] == evaluate(metric, samples, as_empty)[0]
+    values, detail = evaluate(metric, samples, preds)
+    # 是的: true 2, predicted 1, hit 1 -> P 1, R 1/2, F1 2/3; 不是: true 1, nothing predicted
+    assert values == pytest.approx({"precision": 2 / 3, "recall": 1 / 3, "f1": 4 / 9}, abs=1e-12)
+    assert detail["classes"] == 2
+    as_empty = [Prediction(str(i), answer="") for i in range(3)]
+    assert evaluate(LabelPRF(average="weighted"), samples, as_empty)[0]["f1"] > values["f1"]
+
+
+@pytest.mark.parametrize("status", [Status.INVALID, Status.MISSING, Status.ERROR])
+def test_a_prediction_not_scored_as_given_earns_nothing_in_any_metric(status: Status) -> None:
+    """Gold the empty answer would earn (the first label, `无 。`-like replies, empty report
+    sections) gets 0 from a prediction that is not an answer."""
+    cases = [
+        (LabelPRF(average="macro"), Sample("a", {"task_dataset": "CHIP-CTC"}, "非上述类型")),
+        (LabelPRF(average="weighted"), Sample("a", {"task_dataset": "KUAKE-IR"}, "相关")),
+        (MicroPRF(), Sample("a", {}, [{"entity": "x", "type": "t"}])),
+        (ReplyRouge(), Sample("a", {}, "无。")),
+        (ReportRouge(), Sample("a", {}, {"主诉": "无", "诊断": ""})),
+    ]
+    for metric, sample in cases:
+        values, _ = evaluate(metric, [sample], [Prediction("a", answer=None, status=status)])
+        assert set(values.values()) == {0.0}, (metric, values)
+    report = Sample("a", {}, {"主诉": "无", "诊断": ""})
+    stats = ReportRouge().stats([report], [Prediction("a", status=status)])
+    assert stats.tolist() == [[0.0, 0.0, 0.0, 2.0]]  # both gold sections count, at 0
 
 
 def test_scores_follow_a_changed_answer() -> None:

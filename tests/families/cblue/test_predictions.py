@@ -1,8 +1,9 @@
 """The prediction reader: where the official scorer aborts, we score (one test per tolerance rule).
 
-A wrong-typed, missing or malformed answer makes that one sample invalid (counted, scored as the
-empty answer); a results file lacking a task or samples, or naming unknown ids, is reported with
-the exact ids. Expected numbers come from the reference score files wherever possible.
+A wrong-typed, missing or malformed answer makes that one sample invalid or missing (counted,
+scored as wrong: never as the empty answer, which can earn credit); a results file lacking a task
+or samples, or naming unknown ids, is reported with the exact ids. Expected numbers come from the
+reference score files wherever possible.
 """
 
 from __future__ import annotations
@@ -37,10 +38,15 @@ WRONG_TYPES: dict[str, Any] = {
 }
 
 
-def test_wrong_typed_answers_are_invalid_and_scored_as_empty(
+def zeros(result: Any) -> dict[str, float]:
+    return dict.fromkeys(scores_of(result), 0.0)
+
+
+def test_wrong_typed_answers_are_invalid_and_scored_as_wrong(
     raw: Path, reference: Path, tmp_path: Path
 ) -> None:
-    """Every answer wrong-typed: nothing aborts, every sample is invalid, scores = empty set's."""
+    """Every answer wrong-typed: nothing aborts, every sample is invalid, every score is 0 (the
+    empty set scores CHIP-CTC and IMCS-V2-DAC 1.0 on this split; wrong types must not)."""
     data = load_json(reference / "perfect.json")
     for task, entries in data.items():
         wrong = WRONG_TYPES[TASKS[task].kind]
@@ -50,7 +56,8 @@ def test_wrong_typed_answers_are_invalid_and_scored_as_empty(
     for task, result in results.items():
         assert result.statuses["invalid"] == 5, task
         assert all(p.status is Status.INVALID and p.detail for p in result.predictions)
-        assert_scores(result, reference_scores(reference, "empty", task))
+        assert scores_of(result) == zeros(result), task
+    assert reference_scores(reference, "empty", "CHIP-CTC")["macro-f1"] == 1.0
 
 
 def test_one_wrong_typed_answer_invalidates_only_its_sample(
@@ -77,13 +84,13 @@ def test_missing_task_makes_all_its_samples_missing(
     result = run_cblue("KUAKE-QTR", path, raw)
     assert result.statuses["missing"] == 5
     assert any("task KUAKE-QTR is not in no_qtr.json" in n for n in result.system_report.notes)
-    assert_scores(result, reference_scores(reference, "empty", "KUAKE-QTR"))
+    assert scores_of(result) == zeros(result)  # not the empty set's 0.0667
     assert_scores(
         run_cblue("CHIP-STS", path, raw), reference_scores(reference, "perfect", "CHIP-STS")
     )
 
 
-def test_missing_samples_are_named_and_scored_as_empty(
+def test_missing_samples_are_named_and_scored_as_wrong(
     raw: Path, reference: Path, tmp_path: Path
 ) -> None:
     data = load_json(reference / "perfect.json")
@@ -100,7 +107,7 @@ def test_missing_samples_are_named_and_scored_as_empty(
             f"{task}: none of the 5 samples has a prediction in no_samples.json "
             "(a file for another task or split?)"
         )
-        assert_scores(result, reference_scores(reference, "empty", task))
+        assert scores_of(result) == zeros(result), task
 
 
 def test_unknown_sample_ids_are_reported_and_ignored(
