@@ -1,5 +1,8 @@
-"""Subcommands that are not a Hydra job: `analyze <sweep_dir>`, `tasks`, `report <sweep_dir>` and
-`compare <sweep A> [<sweep B>]`."""
+"""Subcommands that are not a Hydra job: `tasks`, `analyze <sweep_dir>`, `report <sweep_dir>`,
+`compare <sweep A> [<sweep B>]`, `view <sweep or run folder>` and `import <source> ...`.
+
+Each has `--help`; a usage error or bad input is one line (`error: ...`) and exit code 2; log
+lines have the short form of runs (:mod:`benchreg.app.logs`)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,12 @@ from typing import NoReturn
 from benchreg.core.errors import BenchregError
 
 SEARCHPATH_OVERRIDE = "hydra.searchpath="
-SWEEP_TOOLS = ("analyze", "report", "compare")
+SWEEP_TOOLS = ("analyze", "report", "compare", "view")
+PROG = "python -m benchreg"
+EPILOG = (
+    f"Runs and sweeps: {PROG} task=<family>/<name> [view=...] [model=...] [key=value ...], "
+    f"{PROG} -m key=a,b (a sweep); {PROG} --help lists every option."
+)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -24,9 +32,20 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def main(argv: list[str]) -> int:
-    parser = OneLineParser(prog="python -m benchreg")
-    sub = parser.add_subparsers(dest="command", required=True)
-    analyze = sub.add_parser("analyze", help="summarize a sweep dir and run its analyses")
+    from benchreg.app import logs
+
+    logs.setup()
+    if argv[:1] == ["import"]:
+        return import_command(argv[1:])
+    parser = OneLineParser(prog=PROG, epilog=EPILOG)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    analyze = sub.add_parser(
+        "analyze",
+        help="write a sweep's summary and analyses again",
+        description="Write <sweep_dir>/summary.csv, summary.md and analysis_*.{md,json} again "
+        "and print each family's headline (BENCHREG_VERBOSE=1: the per-job table too).",
+        epilog=EPILOG,
+    )
     analyze.add_argument("sweep_dir", type=Path)
     tasks = sub.add_parser(
         "tasks",
@@ -34,6 +53,7 @@ def main(argv: list[str]) -> int:
         description="List every task entry: family, views, sample count on the embedded sample "
         "data, description. Folders of your own: --searchpath DIR, "
         "hydra.searchpath=[file:///DIR] or $BENCHREG_TASKS_PATH.",
+        epilog=EPILOG,
     )
     tasks.add_argument("--json", action="store_true", help="print a JSON list (for scripts)")
     tasks.add_argument(
@@ -47,9 +67,11 @@ def main(argv: list[str]) -> int:
     tasks.add_argument("overrides", nargs="*", help="hydra.searchpath=[file:///DIR,...]")
     report = sub.add_parser(
         "report",
-        help="write a sweep's HTML report, figures and markdown",
-        description="Write <sweep_dir>/report/: index.html (self-contained), report.md and "
-        "figures/*.svg. Figures need matplotlib: pip install 'benchreg[reports]'.",
+        help="write a sweep's HTML report, figures, markdown and sample browser",
+        description="Write <sweep_dir>/report/: index.html (self-contained: each family's "
+        "headline first), report.md, figures/*.svg and samples.html (the sample browser). "
+        "Figures need matplotlib: pip install 'benchreg[reports]'.",
+        epilog=EPILOG,
     )
     report.add_argument("sweep_dir", type=Path)
     report.add_argument(
@@ -60,7 +82,10 @@ def main(argv: list[str]) -> int:
         help="paired per-sample comparison of two systems",
         description="Compare two sweeps (or two models of one sweep) task by task: paired "
         "bootstrap CI of the mean difference, exact McNemar (0/1 scores) or Wilcoxon, Holm "
-        "correction across tasks. Refuses when the data sha256 differ.",
+        "correction across tasks. Refuses when the data sha256 differ. Writes compare.html "
+        "(the significant differences first, then every task, and a figure), compare.md, "
+        "compare.json and compare.svg.",
+        epilog=EPILOG,
     )
     comp.add_argument("sweep_a", type=Path)
     comp.add_argument("sweep_b", type=Path, nargs="?", default=None)
@@ -69,12 +94,34 @@ def main(argv: list[str]) -> int:
     comp.add_argument("--out", type=Path, default=None, help="folder (default <sweep_a>/compare)")
     comp.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples")
     comp.add_argument("--seed", type=int, default=0)
+    view = sub.add_parser(
+        "view",
+        help="write the sample browser of a sweep or a run, and print its path",
+        description="Write one self-contained HTML page (no network, no server) listing every "
+        "sample of a sweep's jobs, or of one run: status, score, messages (when recorded), raw "
+        "output, parsed answer and gold; filter by job, status and score, search, click a row "
+        "to open it. A sweep's page: <sweep_dir>/report/samples.html; a run's: "
+        "<run_dir>.samples.html beside its folder.",
+        epilog=EPILOG,
+    )
+    view.add_argument("folder", type=Path, help="a sweep folder or a run folder")
+    view.add_argument("--out", type=Path, default=None, metavar="FILE", help="write it here")
+    view.add_argument("--open", action="store_true", help="also open it in a web browser")
+    sub.add_parser(
+        "import",
+        help="import an upstream data set into a data root (import --help lists the sources)",
+        add_help=False,
+    )
     args = parser.parse_args(argv)
     try:
         if args.command == "analyze":
             return _analyze(args.sweep_dir)
         if args.command == "report":
             return _report(args.sweep_dir, args.out)
+        if args.command == "view":
+            from benchreg.app.view import view as write_view
+
+            return write_view(args.folder, args.out, open_it=args.open)
         if args.command == "compare":
             from benchreg.app.compare import run
 
@@ -137,9 +184,59 @@ def _report(sweep_dir: Path, out: Path | None) -> int:
     result = write_report(sweep_dir, out)  # checks the sweep before it writes anything
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
-    for path in (result.html, result.markdown, *result.figures):
+    written = [result.html, result.markdown, *result.figures]
+    for path in written + ([result.samples] if result.samples is not None else []):
         print(f"wrote {path}")
     return 0
+
+
+def import_command(argv: list[str]) -> int:
+    """`import <source> [args]`: the importer registered under ``source``
+    (``benchreg.core.registry.importers``), called with the arguments after the source; any
+    family may register one."""
+    from benchreg.core import registry
+
+    names = registry.importers.names()
+    known = ", ".join(names) or "(none registered)"
+    if not argv:
+        print(
+            f"error: {PROG} import: name a source (known: {known}; see {PROG} import --help)",
+            file=sys.stderr,
+        )
+        return 2
+    if argv[0] in ("-h", "--help"):
+        print(f"usage: {PROG} import <source> [options]  ({PROG} import <source> --help)")
+        print("Import an upstream data set into a data root. Sources:")
+        for name in names:
+            summary = _first_line(getattr(registry.importers.get(name), "summary", None) or "")
+            print(f"  {name:<20} {summary}".rstrip())
+        if not names:
+            print("  (none registered)")
+        return 0
+    source, rest = argv[0], argv[1:]
+    if source not in names:
+        print(f"error: {PROG} import: unknown source {source!r} (known: {known})", file=sys.stderr)
+        return 2
+    importer = registry.importers.get(source)
+    try:
+        return int(importer(rest) or 0)
+    except BenchregError as exc:
+        print(f"error: {one_line(exc.message)}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"error: import {source}: stopped", file=sys.stderr)
+        return 130
+    except Exception as exc:  # an importer's own failure: one line, never a traceback
+        print(
+            f"error: import {source}: {type(exc).__name__}: {one_line(str(exc))[:300]} (if the "
+            "source folder is as its SOURCE.md describes, this is a bug: please report it)",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
 
 
 def _tasks(folders: list[Path], as_json: bool) -> int:

@@ -9,7 +9,12 @@ read data files with different sha256: their scores are then not about the same 
 
 With one sweep, A and B are two models of that sweep (`--a`/`--b` name them when it holds more
 than two); with two sweeps, each side is the sweep's model (or the one `--a`/`--b` names). A model
-is named by its shown name or its `model_id`.
+is named by its shown name or its `model_id`; models are told apart by identity, so a name that
+two models share (two files both called results.json) is refused as ambiguous. A run whose
+metrics.json says `complete: false` is no result: it is not compared, and a note says so.
+
+Both sweeps are checked (:func:`benchreg.core.analysis.check_sweep`) and the comparison is made
+before anything is written: a folder that is no sweep, or a damaged file, is one located error.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from typing import Any
 from benchreg.core.analysis import JobRecord, check_sweep
 from benchreg.core.errors import BenchregError
 from benchreg.core.io import atomic_write_text, dumps
+from benchreg.core.reporting import Headline
+from benchreg.core.summary import plural
 
 ALPHA = 0.05
 
@@ -119,7 +126,7 @@ def _pick(side: Side, wanted: str | None, flag: str) -> list[JobRecord]:
     if not matching:
         waiting = [j for j in side.incomplete if wanted in _names(j)]
         more = (
-            f" ({len(waiting)} incomplete job(s): run the sweep again to finish them)"
+            f" ({plural(len(waiting), 'incomplete job')}: run the sweep again to finish them)"
             if waiting
             else ""
         )
@@ -237,9 +244,13 @@ def compare_jobs(
     if not pairs:
         row.note = "no sample id in common"
         return row
-    if any(a is None or b is None for a, b in pairs):
+    if all(a is None and b is None for a, b in pairs):
         row.note = f"{row.metric} has no per-sample scores (not a mean of sample scores)"
         return row
+    # a sample outside the metric's denominator (e.g. an unanswerable query for recall) has no
+    # score on either side: it is not a pair
+    pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+    row.n_pairs = len(pairs)
     xa = [float(a) for a, _ in pairs]
     xb = [float(b) for _, b in pairs]
     diffs = [a - b for a, b in zip(xa, xb, strict=True)]
@@ -311,16 +322,26 @@ def compare(
     for r, p in zip(tested, holm([r.p for r in tested if r.p is not None]), strict=True):
         r.p_holm = p
         r.significant = p < alpha
-    for side, keyed, other in (("A", keyed_a, keyed_b), ("B", keyed_b, keyed_a)):
-        alone = [f"{t} [{v}]" if v else t for t, v in keyed if (t, v) not in other]
-        if alone:
-            result.notes.append(f"only in {side} (not compared): {', '.join(alone)}")
     sides = (("A", read_a, side_a), ("B", read_b or read_a, side_b))
+    waiting: dict[str, list[JobRecord]] = {}
     for name, read, chosen in sides:
         groups = {j.group for j in chosen}
-        waiting = [j for j in read.incomplete if j.group in groups]
-        if waiting:
-            shown = ", ".join(f"{j.task} [{j.view}]" if j.view else j.task for j in waiting)
+        waiting[name] = [j for j in read.incomplete if j.group in groups]
+    for side, keyed, other, other_name in (
+        ("A", keyed_a, keyed_b, "B"),
+        ("B", keyed_b, keyed_a, "A"),
+    ):
+        unfinished = {(j.task, j.view) for j in waiting[other_name]}
+        alone = [
+            f"{t} [{v}]" if v else t
+            for t, v in keyed
+            if (t, v) not in other and (t, v) not in unfinished
+        ]
+        if alone:
+            result.notes.append(f"only in {side} (not compared): {', '.join(alone)}")
+    for name, jobs in waiting.items():
+        if jobs:
+            shown = ", ".join(f"{j.task} [{j.view}]" if j.view else j.task for j in jobs)
             result.notes.append(
                 f"incomplete in {name} (failed requests not asked again; not compared): {shown}"
             )
@@ -392,25 +413,99 @@ def table_rows(result: Comparison) -> list[list[str]]:
     return rows
 
 
+METHOD = (
+    "Paired on sample id per task and view (pairs = n of each mean); mean A and mean B with "
+    "their 95% CI (Wilson for 0/1 scores, else percentile bootstrap); difference = A - B of "
+    "the primary metric's per-sample scores, paired bootstrap 95% CI ({n_boot} resamples); "
+    "exact McNemar for 0/1 scores, else Wilcoxon signed-rank; Holm correction across the "
+    "{tested} tested tasks at alpha = {alpha}."
+)
+
+
+def _tested(result: Comparison) -> list[TaskComparison]:
+    return [r for r in result.rows if r.p is not None]
+
+
+def summary_line(result: Comparison) -> str:
+    tested = _tested(result)
+    sig = sum(r.significant for r in tested)
+    return f"{sig} of {len(tested)} tasks differ significantly after Holm correction."
+
+
+def headline(result: Comparison) -> Headline:
+    """The answer first: every task whose difference holds after the Holm correction (A better
+    or B better), with both means, the difference and its CI, the test and the corrected p."""
+    from benchreg.core.reporting import Cell
+
+    nbsp = "\u00a0"  # keeps a CI on one line when a narrow terminal wraps the cell
+    tested = _tested(result)
+    rows: list[list[Any]] = []
+    for r in (r for r in tested if r.significant):
+        better = (r.difference or 0) > 0
+        rows.append(
+            [
+                r.task,
+                r.view or "",
+                r.metric,
+                r.n_pairs,
+                _mean(r.mean_a, r.ci95_a).replace(", ", f",{nbsp}"),
+                _mean(r.mean_b, r.ci95_b).replace(", ", f",{nbsp}"),
+                f"{r.difference:+.4f} [{r.ci95[0]:+.4f},{nbsp}{r.ci95[1]:+.4f}]"
+                if r.difference is not None and r.ci95
+                else "",
+                r.test,
+                _p(r.p_holm),
+                Cell("A better" if better else "B better", "pass" if better else "fail"),
+            ]
+        )
+    sig = sum(r.significant for r in tested)
+    title = f"Tasks that differ significantly after Holm correction: {sig} of {len(tested)}"
+    footnotes = [
+        f"A: {result.a}",
+        f"B: {result.b}",
+        METHOD.format(n_boot=result.n_boot, tested=len(tested), alpha=result.alpha),
+    ]
+    if not rows:
+        footnotes.insert(0, "No task differs significantly: every tested task is listed below.")
+    untested = len(result.rows) - len(tested)
+    if untested:
+        footnotes.append(
+            f"{plural(untested, 'task')} not tested (no per-sample scores, or no sample in "
+            "common): listed below with a note."
+        )
+    columns = [
+        "task",
+        "view",
+        "metric",
+        "pairs",
+        "mean A [95% CI]",
+        "mean B [95% CI]",
+        "A - B [95% CI]",
+        "test",
+        "p (Holm)",
+        "which",
+    ]
+    return Headline(title, columns, rows, footnotes)
+
+
 def markdown(result: Comparison) -> str:
+    from benchreg.app.report import headline as headline_view
     from benchreg.app.report.html import markdown_table
 
-    tested = [r for r in result.rows if r.p is not None]
-    sig = sum(r.significant for r in tested)
+    tested = _tested(result)
     lines = [
         "# benchreg compare",
         "",
         f"- A: `{result.a}`",
         f"- B: `{result.b}`",
         "",
-        f"Paired on sample id per task and view (pairs = n of each mean); mean A and mean B with "
-        f"their 95% CI (Wilson for 0/1 scores, else percentile bootstrap); difference = A - B of "
-        f"the primary metric's per-sample scores, paired bootstrap 95% CI ({result.n_boot} "
-        f"resamples); exact McNemar "
-        f"for 0/1 scores, else Wilcoxon signed-rank; Holm correction across the {len(tested)} "
-        f"tested tasks at alpha = {result.alpha}.",
+        f"**{summary_line(result)}**",
         "",
-        f"**{sig} of {len(tested)} tasks differ significantly after Holm correction.**",
+        headline_view.markdown(headline(result), level=2),
+        "",
+        "## Every task",
+        "",
+        METHOD.format(n_boot=result.n_boot, tested=len(tested), alpha=result.alpha),
         "",
         markdown_table(HEADER, table_rows(result)),
     ]
@@ -419,11 +514,18 @@ def markdown(result: Comparison) -> str:
 
 
 def render_comparison(result: Comparison) -> dict[str, str]:
-    """File name -> text of every output of a comparison (compare.svg only with matplotlib)."""
+    """File name -> text of every output of a comparison (compare.svg only with matplotlib):
+    the page leads with the significant differences, then the figure, then every task."""
     from benchreg.app.report import INSTALL_HINT, html
+    from benchreg.app.report import headline as headline_view
 
     files = {"compare.md": markdown(result), "compare.json": dumps(asdict(result))}
-    parts = [f"<p>A: <code>{html.esc(result.a)}</code><br>B: <code>{html.esc(result.b)}</code></p>"]
+    parts = [
+        f"<p class=small>A: <code>{html.esc(result.a)}</code><br>"
+        f"B: <code>{html.esc(result.b)}</code></p>",
+        f"<p class=states><strong>{html.esc(summary_line(result))}</strong></p>",
+        headline_view.to_html(headline(result), "compare"),
+    ]
     svg = None
     try:
         from benchreg.core.figures import paired_differences
@@ -445,17 +547,20 @@ def render_comparison(result: Comparison) -> dict[str, str]:
         svg = paired_differences(
             rows,
             "A - B per task (95% paired bootstrap CI; red: significant after Holm)",
-            "difference of the primary metric",
+            "difference of the primary metric (A - B; the value beside each point)",
         )
     if svg:
         files["compare.svg"] = svg
-        parts.append(html.figure(svg, "Paired difference A - B per task", "compare"))
-    tested = [r for r in result.rows if r.p is not None]
-    parts.append(
-        f"<p><strong>{sum(r.significant for r in tested)} of {len(tested)} tasks differ "
-        f"significantly after Holm correction (alpha {result.alpha}).</strong></p>"
-    )
-    parts.append(html.table(HEADER, table_rows(result), [r.significant for r in result.rows]))
+        parts += [
+            "<h2>Figure</h2>",
+            html.figure(svg, "Paired difference A - B per task", "compare"),
+        ]
+    method = METHOD.format(n_boot=result.n_boot, tested=len(_tested(result)), alpha=result.alpha)
+    parts += [
+        "<h2>Every task</h2>",
+        f"<p class=small>{html.esc(method)}</p>",
+        html.table(HEADER, table_rows(result), [r.significant for r in result.rows], cls="wide"),
+    ]
     parts += [f"<p class=small>{html.esc(n)}</p>" for n in result.notes]
     files["compare.html"] = html.page("benchreg compare", parts)
     return files
@@ -494,10 +599,18 @@ def run(
     seed: int,
 ) -> int:
     """Both sweeps are checked and compared before anything is written."""
+    from benchreg.app import logs
+    from benchreg.app.report import headline as headline_view
+
     result = compare(argv_a, argv_b, a, b, n_boot=n_boot, seed=seed)
     target = out if out is not None else argv_a / "compare"
     written = write_comparison(result, target)
-    print(markdown(result))
+    if logs.verbose():
+        print(markdown(result))
+    else:
+        print(headline_view.text(headline(result)))
+        print()
+        print(summary_line(result))
     for path in written:
         print(f"wrote {path}")
     return 0

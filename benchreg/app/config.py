@@ -133,6 +133,11 @@ class RunSettings(BaseModel):
     overwrite: bool = False
     final: bool = False
     accept_errors: bool = False
+    repeats: int = Field(1, ge=1, le=1000)
+    max_tokens_total: int | None = Field(None, ge=1)
+    max_cost: float | None = Field(None, gt=0)
+    price_prompt_per_1m: float | None = Field(None, ge=0)
+    price_completion_per_1m: float | None = Field(None, ge=0)
 
 
 class _ModelBase(BaseModel):
@@ -388,4 +393,9 @@ def run_options(cfg: DictConfig) -> RunOptions:
         overwrite=run.overwrite,
         final=run.final,
         accept_errors=run.accept_errors,
+        repeats=run.repeats,
+        max_tokens_total=run.max_tokens_total,
+        max_cost=run.max_cost,
+        price_prompt_per_1m=run.price_prompt_per_1m,
+        price_completion_per_1m=run.price_completion_per_1m,
     )

@@ -41,6 +41,31 @@ def reject_secret_overrides(argv: list[str]) -> None:
                 fix="keep it in an environment variable and name the variable, e.g. "
                 "model.api_key_env=OPENAI_API_KEY",
             )
+        if name == "api_key_env":
+            _check_variable_names(key, value)
+
+
+def _check_variable_names(key: str, value: str) -> None:
+    """`model.api_key_env` holds the NAME of a variable: a key typed there (or anything that is
+    not a variable name) is refused before Hydra writes it to multirun.yaml, folder names and
+    the summary, and without repeating it. A sweep (`A,B`, `choice(A,B)`) is checked per name."""
+    from benchreg.systems.chat_config import KEY_FIX, api_key_env_problem
+
+    text = value.strip()
+    if text in ("", "null", "None"):
+        return
+    for wrapper in ("choice(", "["):
+        if text.startswith(wrapper) and text.endswith(")" if wrapper == "choice(" else "]"):
+            text = text[len(wrapper) : -1]
+    for part in text.split(","):
+        name = part.strip().strip("'\"")
+        problem = api_key_env_problem(name) if name not in ("null", "None") else None
+        if problem is not None:
+            raise BenchregError(
+                f"override {key}={REDACTED}: model.api_key_env must name an environment "
+                f"variable, and the value given does not: {problem} (the value is not shown)",
+                fix=KEY_FIX,
+            )
 
 
 def reword(exc: BaseException) -> BenchregError | None:
@@ -56,6 +81,9 @@ def reword(exc: BaseException) -> BenchregError | None:
     text = redact_text(str(exc))
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     first = lines[0] if lines else type(exc).__name__
+    ambiguous = AMBIGUOUS.search(text)
+    if ambiguous and isinstance(exc, HydraException):
+        return ambiguous_value(ambiguous.group(1))
     if isinstance(exc, OverrideParseException):
         override = redact_text(str(getattr(exc, "override", "") or ""))
         useful = [ln for ln in lines if not ln.startswith(("See https", "Error parsing", "^"))]
@@ -78,6 +106,19 @@ def reword(exc: BaseException) -> BenchregError | None:
     if isinstance(exc, HydraException):
         return BenchregError(f"Hydra: {first}", fix="see python -m benchreg --help")
     return None
+
+
+AMBIGUOUS = re.compile(r"Ambiguous value for argument '([^']*)'")
+
+
+def ambiguous_value(override: str) -> BenchregError:
+    """`task=a,b` without `-m`: Hydra's "Ambiguous value" in one line that says to add -m."""
+    key, _, value = override.partition("=")
+    return BenchregError(
+        f"{override}: comma-separated values run a sweep, one job per value",
+        fix=f"add -m: python -m benchreg -m {override} ...; for one list value write "
+        f"{key}=[{value}], for one string with commas quote it: {key}='{value}'",
+    )
 
 
 def _missing_config(exc: Any, first: str) -> BenchregError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import logging
 import os
 import secrets
@@ -20,7 +21,7 @@ from hydra.types import RunMode
 from loguru import logger
 from omegaconf import DictConfig, OmegaConf
 
-from benchreg.app import modes
+from benchreg.app import logs, modes
 from benchreg.app.callbacks import SWEEP_RESULT
 from benchreg.app.config import (
     app_settings,
@@ -41,6 +42,57 @@ def _slug(*parts: Any) -> str:
     return "_".join(str(p).replace("/", "-") for p in parts if p not in (None, "", "None"))
 
 
+# What a run folder holds, when it is not a model's run: named after it, not after the model.
+MODE_FOLDER = {"prompts": "prompts", "validate": "validation"}
+MIN_JOB_DIGITS = 3  # job folders `000_...`: sorted by name = sorted by number
+
+
+def _default_view(task: str, searchpath: Any = None) -> str | None:
+    """The view a run of ``task`` reads when `view=` is not given: the entry's `default_view`
+    (None for a task without views, or an entry that cannot be read: its run fails anyway)."""
+    folders = tuple(str(entry) for entry in (searchpath or ()))
+    return _default_view_cached(task, folders)
+
+
+@functools.cache
+def _default_view_cached(task: str, searchpath: tuple[str, ...]) -> str | None:
+    from benchreg.app.config import searchpath_folders
+    from benchreg.core.entries import compose_entry, find_task_file, task_folders
+
+    try:
+        folders = task_folders(searchpath_folders(searchpath))
+        path = find_task_file(task, folders)
+        if path is None:
+            return None
+        data, _ = compose_entry(path, folders)
+    except Exception:
+        return None
+    view = data.get("default_view")
+    return str(view) if isinstance(view, str) and view else None
+
+
+def _run_name(task: Any, view: Any, model: Any, mode: Any = None, searchpath: Any = None) -> str:
+    """`<task>_<view>_<model>`: the view always (the task's default view when `view=` is not
+    given), and for `mode=prompts` / `mode=validate` what the folder holds instead of a model."""
+    if view in (None, "", "None"):
+        view = _default_view(str(task), searchpath)
+    return _slug(task, view, MODE_FOLDER.get(str(mode), model))
+
+
+def _job_number(num: Any, sweep_dir: Any = None) -> str:
+    """The job number zero-padded to 3 digits (more for a sweep of 1000 jobs or more, as its
+    sweep.json says), so that job folders sort in job order."""
+    digits = MIN_JOB_DIGITS
+    if sweep_dir not in (None, "", "None"):
+        from benchreg.app.sweepfolder import planned_jobs
+
+        with contextlib.suppress(Exception):
+            planned = planned_jobs(Path(str(sweep_dir)))
+            if planned:
+                digits = max(digits, len(str(len(planned) - 1)))
+    return str(num).zfill(digits) if str(num).isdigit() else str(num)
+
+
 UID_ENV = "BENCHREG_RUN_UID"
 JOB_ERROR_KEY = "benchreg_job_error"  # set by the sweeper on a job whose overrides are bad
 
@@ -56,7 +108,19 @@ def _uid() -> str:
 
 
 OmegaConf.register_new_resolver("benchreg_slug", _slug, replace=True)
+OmegaConf.register_new_resolver("benchreg_run_name", _run_name, replace=True)
+OmegaConf.register_new_resolver("benchreg_job", _job_number, replace=True)
 OmegaConf.register_new_resolver("benchreg_uid", _uid, replace=True)
+
+
+def _importers() -> str:
+    """The registered importers' names, for the --help text."""
+    from benchreg.core import registry
+
+    return ", ".join(registry.importers.names()) or "(none registered)"
+
+
+OmegaConf.register_new_resolver("benchreg_importers", _importers, replace=True)
 register_family_roots()
 
 
@@ -103,22 +167,27 @@ def run_job(
     return {"record": modes.run(task, cfg, out_dir, multirun=multirun), "failed": False}
 
 
-def log_sweep_progress(sweep_dir: Path, num: int) -> None:
-    """`sweep: job 3 of 45 starts (2 done)`, read from the sweep folder (so under any launcher)."""
+def log_sweep_progress(sweep_dir: Path, num: int, overrides: Iterable[str] = ()) -> None:
+    """`sweep: job 3 of 45 starts: task=<family>/<name> view=<view> (2 done)`, read from the
+    sweep folder (so under any launcher)."""
     from benchreg.app.sweepfolder import job_states, planned_jobs
 
     total = len(planned_jobs(sweep_dir) or [])
     done = sum(1 for job in job_states(sweep_dir) if job.state in ("ok", "failed"))
-    logger.info(f"sweep: job {num + 1} of {total or '?'} starts ({done} done)")
+    shown = " ".join(redact_override(o) for o in overrides if not o.startswith(f"+{JOB_ERROR_KEY}"))
+    what = f": {shown}" if shown else ""
+    logger.info(f"sweep: job {num + 1} of {total or '?'} starts{what} ({done} done)")
 
 
 @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
 def hydra_entry(cfg: DictConfig) -> dict[str, Any]:
+    logs.setup_worker()  # a launcher's worker process: the command line's log format
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
     if multirun:
-        log_sweep_progress(out_dir.parent, hydra_cfg.job.num)
+        logs.share_once(out_dir.parent)
+        log_sweep_progress(out_dir.parent, hydra_cfg.job.num, hydra_cfg.overrides.task)
     try:
         result = run_job(cfg, out_dir, hydra_cfg.searchpath, multirun=multirun)
         _state["failures"] += int(result["failed"])
@@ -189,10 +258,6 @@ def _drop_if_empty(out_dir: Path) -> None:
         out_dir.rmdir()
 
 
-def _redact_record(record: Any) -> None:
-    record["message"] = redact_text(record["message"])
-
-
 def _save_redacted(cfg: Any, filename: str, output_dir: Path) -> None:
     """Hydra's `.hydra/` copies (hydra.output_subdir), written with secrets redacted."""
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -246,10 +311,27 @@ def _fail(error: BenchregError) -> None:
     sys.exit(error.exit_code)
 
 
+def default_job_note() -> str:
+    """What `python -m benchreg` without arguments runs (the app config's defaults)."""
+    base = OmegaConf.load(conf_dir() / "config.yaml")
+    model = next(
+        (
+            d["model"]
+            for d in base.get("defaults", [])
+            if isinstance(d, dict | DictConfig) and "model" in d
+        ),
+        "baseline",
+    )
+    return (
+        f"no arguments: running the default job (task={base.get('task')} on its embedded "
+        f"sample, model={model}); `python -m benchreg --help` lists the subcommands and options"
+    )
+
+
 def main() -> None:
-    logger.remove()
-    logger.configure(patcher=_redact_record)
-    logger.add(sys.stderr, level="INFO", format="<level>{level: <7}</level> {message}")
+    logs.setup()
+    if not sys.argv[1:]:
+        logger.info(default_job_note())
     try:
         reject_task_group_folders(sys.argv[1:])
         reject_secret_overrides(sys.argv[1:])

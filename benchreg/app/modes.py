@@ -13,13 +13,14 @@ from typing import Any
 from loguru import logger
 from omegaconf import DictConfig
 
+from benchreg.app import logs
 from benchreg.app.config import run_options, to_dict
 from benchreg.core.errors import BenchregError, IncompleteRunError
 from benchreg.core.io import atomic_write_json, atomic_write_jsonl
 from benchreg.core.outputs import incomplete_message
 from benchreg.core.pipeline import prepare
 from benchreg.core.run import RunOutput, evaluate
-from benchreg.core.summary import run_table
+from benchreg.core.summary import is_incomplete, plural, run_table, support
 from benchreg.core.task import Task
 
 PROMPTS_FILE = "prompts.jsonl"
@@ -37,11 +38,14 @@ def run(task: Task, cfg: DictConfig, out_dir: Path, *, multirun: bool = False) -
         options=run_options(cfg),
         output=RunOutput(out_dir, to_dict(cfg), reuse_finished=multirun),
     )
-    if evaluation.reused:
-        print(f"already finished, kept as it is: {out_dir}")
     record = evaluation.record or {}
-    print(run_table(record))
-    print(f"outputs: {out_dir}")
+    if multirun and not logs.verbose():
+        print(job_line(record, out_dir, reused=evaluation.reused))
+    else:
+        if evaluation.reused:
+            print(f"already finished, kept as it is: {out_dir}")
+        print(run_table(record, answered=True))
+        print(f"outputs: {out_dir}")
     if record.get("complete") is False:
         raise IncompleteRunError(incomplete_message(record), where=out_dir)
     if record.get("errors_accepted"):
@@ -51,6 +55,29 @@ def run(task: Task, cfg: DictConfig, out_dir: Path, *, multirun: bool = False) -
         )
     warn_truncated(record)
     return record
+
+
+def job_line(record: dict[str, Any], out_dir: Path, *, reused: bool = False) -> str:
+    """A sweep job's result in one line (its full table: BENCHREG_VERBOSE=1, or its folder's
+    metrics.json): `<task> [<view>] <model>: accuracy 0.3125 [0.1416, 0.5560] n/denominator ...`."""
+    metric = (record.get("metrics") or {}).get(record.get("primary")) or {}
+    value = metric.get("value")
+    shown = f"{value:.4f}" if isinstance(value, float) else str(value)
+    ci = metric.get("ci95") or []
+    if len(ci) == 2 and all(isinstance(c, float | int) for c in ci):
+        shown += f" [{ci[0]:.4f}, {ci[1]:.4f}]"
+    sup = support(record, metric)
+    if sup.text:
+        shown += f" n/denominator {sup.text}"
+    if sup.not_ok_text:
+        shown += f" (not ok: {sup.not_ok_text})"
+    view = f" [{record['view']}]" if record.get("view") else ""
+    state = " INCOMPLETE" if is_incomplete(record) else ""
+    kept = " (already finished, kept as it is)" if reused else ""
+    return (
+        f"{record.get('task')}{view} {record.get('model')}: {record.get('primary')} {shown}"
+        f"{state}{kept} -> {out_dir.name}"
+    )
 
 
 TRUNCATION_WARNING_SHARE = 0.05
@@ -89,8 +116,9 @@ def validate(task: Task, cfg: DictConfig, out_dir: Path) -> dict[str, Any]:
     path = out_dir / VALIDATION_FILE
     atomic_write_json(path, report)
     print(
-        f"{task.name}: {records} records checked, {errors} errors, "
-        f"{len(findings) - errors} warnings ({len(task.validators)} validators)"
+        f"{task.name}: {plural(records, 'record')} checked, {plural(errors, 'error')}, "
+        f"{plural(len(findings) - errors, 'warning')} "
+        f"({plural(len(task.validators), 'validator')})"
     )
     print(f"report: {path}")
     return report

@@ -11,6 +11,14 @@ alone: two predictions files both called `results.json` are two models. Analyses
 model, data root, task and view in one sweep a named error (:class:`DuplicateJobError`) instead of
 a silent overwrite. :func:`run_analyses` turns such an error into a failed report (its `error`),
 so the sweep summary still gets written and says which analysis failed and why.
+
+The sweep tools (`analyze`, `report`, `compare`) read a sweep through :func:`check_sweep`: it
+refuses a folder that is no sweep (:func:`check_sweep_folder`: missing, a file, a run folder, an
+empty folder, a folder of sweeps) and checks the shape of every file they read (sweep.json,
+metrics.json, provenance.json, samples.jsonl against the sha256 its metrics.json recorded,
+error.json, analysis_*.json), so that a damaged file is one located :class:`DamagedFileError`
+(what, file:line, how to fix) before anything is written. A run whose metrics.json says
+`complete: false` is no result: :func:`read_jobs` leaves it out of the analyses.
 """
 
 from __future__ import annotations
@@ -240,16 +248,18 @@ def check_sweep_folder(path: Path) -> None:
     held = [name for name in RUN_FOLDER_FILES if (path / name).exists()]
     if held:
         parent = path.resolve().parent
-        hint = f"; its sweep folder is {parent}" if is_sweep_folder(parent) else ""
+        job_of_sweep = (parent / SWEEP_FILE).is_file() or (
+            path.name.split("_", 1)[0].isdigit() and is_sweep_folder(parent)
+        )  # a job folder (`<num>_...`), not a single run among others
+        where_to = f"its sweep folder, {parent}" if job_of_sweep else "a sweep folder"
         raise BenchregError(
             f"a run folder (it holds {', '.join(held)}), not a sweep folder",
             where=path,
-            fix=f"pass the sweep folder that holds the job folders{hint}; a single run's "
-            f"results are its {METRICS_FILE}",
+            fix=f"pass {where_to}; a single run's results are its {METRICS_FILE}",
         )
     if (path / SWEEP_FILE).exists() or any(_is_job_folder(f) for f in job_folders(path)):
         return
-    sweeps = sorted(f.name for f in job_folders(path) if (f / SWEEP_FILE).exists())
+    sweeps = sorted(f.name for f in job_folders(path) if is_sweep_folder(f))
     if sweeps:
         shown = ", ".join(sweeps[:3]) + (", ..." if len(sweeps) > 3 else "")
         raise BenchregError(
@@ -541,14 +551,15 @@ def check_samples(path: Path, record: dict[str, Any]) -> None:
     n = record.get("n")
     if n is not None and rows != n:
         raise DamagedFileError(
-            f"holds {rows} rows, {metrics_path.name} says the run has {n} samples (cut or "
-            "edited after the run)",
+            f"holds {rows} rows, {metrics_path.name} says the run has {n} samples (cut or changed "
+            "after the run wrote it)",
             where=path,
             fix=_job_fix(path),
         )
     if expected:
         raise DamagedFileError(
-            f"does not match the sha256 that {metrics_path.name} recorded (edited after the run)",
+            f"does not match the sha256 that {metrics_path.name} recorded (changed after the "
+            "run wrote it)",
             where=path,
             fix=_job_fix(path),
         )

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
-from benchreg.core.types import Checked, Sample, Status
+from benchreg.core.types import Checked, Choices, Sample, Status
 
 
 class IndexInto:
-    """A 0-based index into the list ``sample.input[key]``: an int (not a bool) in range."""
+    """A 0-based index into the list ``sample.input[key]``: an int (not a bool) in range.
 
-    def __init__(self, key: str, noun: str = "index") -> None:
+    ``reply_key``: the key of the JSON object in which a reply states the index (MolP2S:
+    ``selected_candidate_index``; reaction-MC: ``answer``). It is what the schema states for
+    constrained decoding (:meth:`json_schema`: an object with that key, an integer among the
+    sample's indices) and how a reply writes each choice (:meth:`choices`, for option
+    probabilities). The task's parser reads that object as it reads any reply."""
+
+    json_is_answer = False  # the JSON is the reply the parser reads, not the answer itself
+
+    def __init__(self, key: str, noun: str = "index", reply_key: str | None = None) -> None:
         self.key = key
         self.noun = noun
+        self.reply_key = reply_key
 
     def check(self, answer: Any, sample: Sample) -> Checked:
         if isinstance(answer, bool) or not isinstance(answer, int):
@@ -25,3 +35,25 @@ class IndexInto:
 
     def random(self, sample: Sample, rng: random.Random) -> int:
         return rng.randrange(len(sample.input[self.key]))
+
+    def json_schema(self, sample: Sample) -> dict[str, Any] | None:
+        """``{"<reply_key>": <one of 0..n-1>}``: an enum rather than minimum/maximum, which not
+        every grammar converter supports (llama-cpp-python's does not)."""
+        n = len(sample.input[self.key])
+        index = {"type": "integer", "enum": list(range(n))}
+        if self.reply_key is None:
+            return index
+        return {
+            "type": "object",
+            "properties": {self.reply_key: index},
+            "required": [self.reply_key],
+            "additionalProperties": False,
+        }
+
+    def choices(self, sample: Sample) -> Choices:
+        """Index i written as ``{"<reply_key>": i}`` (or bare, without a reply key)."""
+        n = len(sample.input[self.key])
+        prefix, suffix = ("", "")
+        if self.reply_key is not None:
+            prefix, suffix = "{" + json.dumps(self.reply_key) + ":", "}"
+        return Choices(tuple(range(n)), tuple(str(i) for i in range(n)), prefix, suffix)

@@ -31,14 +31,22 @@ from benchreg.core.types import Prediction, Sample, Status
 
 @dataclass(slots=True)
 class MetricValue:
-    """One reported number with its support: ``n`` counted samples out of ``denominator``."""
+    """One reported number with its support: ``n`` counted samples out of ``denominator``.
 
-    value: float
+    A value over no sample at all (``denominator`` 0, e.g. false recall of a set without
+    unanswerable entries) is no number: its value is None (null in metrics.json), without a
+    CI."""
+
+    value: float | None
     n: int
     denominator: int
     ci95: tuple[float, float] | None = None
     ci_method: str | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.denominator == 0:
+            self.value, self.ci95, self.ci_method = None, None, None
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"value": self.value, "n": self.n, "denominator": self.denominator}
@@ -88,6 +96,12 @@ class Metric(ABC):
 
     def sample_scores(self, stats: np.ndarray) -> np.ndarray | None:
         """Per-sample score of each output, ``(n, len(names))``, when the value is their mean."""
+        return None
+
+    def query_scores(self, stats: np.ndarray) -> np.ndarray | None:
+        """Per-sample score of each output when the value is their mean over the samples it
+        applies to, NaN for the others (e.g. recall over the answerable queries only); written
+        to samples.jsonl and paired by `compare`, never used for a Wilson interval."""
         return None
 
 

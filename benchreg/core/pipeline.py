@@ -66,7 +66,7 @@ def guard_frozen(task: Task, view: str | None, *, final: bool) -> None:
         raise BenchregError(
             f"the {view!r} view of {task.name} is frozen (final acceptance only); "
             "nothing of it was read",
-            where=task.name,
+            where=f"override view={view}",
             fix=f"use view={task.default_view or 'another view'} while tuning; for the final "
             "acceptance run add run.final=true",
         )

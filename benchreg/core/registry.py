@@ -117,6 +117,9 @@ validators: Registry[ValidatorFn] = Registry("validator")
 systems: Registry[SystemFactory] = Registry("system")
 families: Registry[Family] = Registry("family")
 report_parts: Registry[ReportPart] = Registry("report part")
+# `python -m benchreg import <source> ...`: a family's importer of an upstream data set, called
+# with the arguments after the source name; returns the exit code
+importers: Registry[Callable[[list[str]], int]] = Registry("importer")
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,14 @@
 A family registers one :class:`ReportPart` under its own name in ``registry.report_parts``
 (from its ``report.py``). The report (``benchreg.app.report``) lays the parts out and knows no
 family: it hands each part a :class:`ReportInput` holding that family's finished jobs and the
-sweep's analysis files, and places the figures the part returns. A part that raises is skipped
-with a note; the rest of the report is still written.
+sweep's analysis files, and places what the part returns:
+
+- ``headline(input)``: the family's answer in one small table (:class:`Headline`), shown first on
+  the terminal at the end of a sweep and at the top of ``report.md`` / ``index.html``; the app
+  renders it as text, markdown and HTML and adds nothing of its own;
+- ``figures(input)``: its figures, placed below the headlines.
+
+A part that raises is skipped with a note; the rest of the report is still written.
 """
 
 from __future__ import annotations
@@ -27,6 +33,48 @@ class Figure:
     caption: str
 
 
+TONES = ("pass", "fail")  # how a cell may be marked: green (a claim holds), red (it does not)
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One headline cell with a mark: ``tone`` "pass" (green, bold in markdown) or "fail" (red).
+    A plain cell is a str, int, float or None."""
+
+    text: str
+    tone: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.tone is not None and self.tone not in TONES:
+            raise ValueError(f"tone {self.tone!r}: one of {TONES} or None")
+
+    def __str__(self) -> str:
+        return self.text
+
+
+CellValue = Cell | str | int | float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Headline:
+    """A family's answer as one small table: a title, column names, rows (one cell per column)
+    and footnotes (what the numbers mean: CIs, tests, n/denominator). Floats are shown with 4
+    decimals; format them yourself (a str) for anything else."""
+
+    title: str
+    columns: Sequence[str]
+    rows: Sequence[Sequence[CellValue]]
+    footnotes: Sequence[str] = ()
+
+    def __post_init__(self) -> None:
+        for i, row in enumerate(self.rows):
+            if len(row) != len(self.columns):
+                raise ValueError(
+                    f"headline {self.title!r}: row {i} has {len(row)} cells for "
+                    f"{len(self.columns)} columns"
+                )
+
+
 @dataclass(frozen=True, slots=True)
 class ReportInput:
     """What a family's report part may read: its finished jobs' `metrics.json` records and the
@@ -46,12 +94,19 @@ class ReportInput:
         return data if isinstance(data, dict) else None
 
 
+def no_figures(data: ReportInput) -> list[Figure]:
+    return []
+
+
 @dataclass(frozen=True, slots=True)
 class ReportPart:
     """A family's part of the report: ``figures(input)`` returns its figures (drawing needs
-    matplotlib: import it inside the function, so that the family imports without it)."""
+    matplotlib: import it inside the function, so that the family imports without it);
+    ``headline(input)`` its headline table, or None when the sweep holds nothing to headline
+    (it must not need matplotlib: the terminal shows it)."""
 
-    figures: Callable[[ReportInput], list[Figure]]
+    figures: Callable[[ReportInput], list[Figure]] = no_figures
+    headline: Callable[[ReportInput], Headline | None] | None = None
 
 
 def analysis_figure(

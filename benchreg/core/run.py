@@ -14,7 +14,7 @@ import asyncio
 import time
 from collections.abc import Coroutine, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,15 +31,17 @@ from benchreg.core.result import RunResult
 from benchreg.core.runfolder import METRICS_FILE, open_run_folder, run_fingerprint
 from benchreg.core.scoring import (
     parse_and_check,
+    probability_scores,
+    repeat_scores,
     resolve,
     score,
     status_counts,
     strict_view,
     task_counts,
 )
-from benchreg.core.system import System, check_answers, preflight
+from benchreg.core.system import Budget, System, check_answers, preflight
 from benchreg.core.task import Task
-from benchreg.core.types import Prediction, Request, Status
+from benchreg.core.types import Prediction, Request, Sample, Status, repeat_id
 
 T = TypeVar("T")
 
@@ -78,22 +80,18 @@ async def aevaluate(
     """Run ``task`` on the system ``system_cfg`` names; with ``output``, into its folder."""
     prepared = prepare(task, view=view, roots=roots, options=options)
     system = build_system(prepared, system_cfg, options)
-    try:
-        await preflight(system)
-    except BaseException:
-        await system.aclose()
-        raise
     if output is None:
+        await _checked(system)
         return Evaluation(await aexecute(prepared, system, options=options))
-    fingerprint = run_fingerprint(
-        task.spec.model_dump(mode="json"),
-        prepared.view,
-        dict(system_cfg),
-        prepared.dataset.files,
-        options.result_options(),
-    )
-    info = {"task": task.name, "view": prepared.view, "model": system_cfg.get("name")}
     try:
+        fingerprint = run_fingerprint(
+            task.spec.model_dump(mode="json"),
+            prepared.view,
+            dict(system_cfg),
+            prepared.dataset.files,
+            options.result_options(),
+        )
+        info = {"task": task.name, "view": prepared.view, "model": system_cfg.get("name")}
         folder = open_run_folder(
             output.folder,
             fingerprint,
@@ -105,16 +103,30 @@ async def aevaluate(
         await system.aclose()
         raise
     try:
-        if folder.finished:
+        if folder.finished:  # kept as it is: the system is never asked, nor checked
             await system.aclose()
             record = read_json(output.folder / METRICS_FILE)
             return Evaluation(None, record, output.folder, reused=True)
+        try:
+            await _checked(system)
+        except BaseException:
+            folder.unclaim()  # a new folder goes back to empty: nothing written
+            raise
         journal = Journal(output.folder)
         result = await aexecute(prepared, system, options=options, journal=journal)
         record = write_run(output.folder, result, output.config)
         return Evaluation(result, record, output.folder)
     finally:
         folder.release()
+
+
+async def _checked(system: System) -> None:
+    """The system's preflight check; the system is closed when it fails."""
+    try:
+        await preflight(system)
+    except BaseException:
+        await system.aclose()
+        raise
 
 
 def evaluate(
@@ -178,10 +190,10 @@ async def aexecute(
     task, samples = prepared.task, prepared.samples
     seconds = dict(prepared.seconds)
     tic = time.perf_counter()
+    budget = Budget.from_options(asdict(options))
     try:
         done = journal.load() if journal is not None else {}
-        if journal is not None:
-            system.on_answer = journal.append_one
+        _answer_sinks(system, journal, budget, done)
         if done:
             logger.info(f"resuming: {len(done)} of {len(samples)} answers already journaled")
         with gc_paused():
@@ -190,8 +202,11 @@ async def aexecute(
                 prepared.render_prompts(todo) if system.needs_prompts else [() for _ in todo]
             )
             requests = [Request(sample=s, messages=m) for s, m in zip(todo, prompts, strict=True)]
-        answered = await _predict_in_batches(system, requests, options, journal)
+            requests += _repeat_requests(prepared, system, done, options.repeats)
+        answered = await _predict_in_batches(system, requests, options, journal, budget)
         report = system.report()
+        if budget is not None:
+            report.stats["budget"] = budget.as_dict()
     finally:
         if journal is not None:
             journal.close()
@@ -213,6 +228,17 @@ async def aexecute(
             n_boot=options.n_boot,
             seed=options.seed,
             progress=options.progress,
+        )
+        if options.repeats > 1:  # run.repeats: every repeat scored, mean, majority, pass@k
+            runs = _repeat_runs(task, prepared, samples, by_id, options.repeats)
+            extra, each = repeat_scores(
+                task, samples, [predictions, *runs], n_boot=options.n_boot, seed=options.seed
+            )
+            scores.values.update(extra)
+            _record_repeats(predictions, runs, each, scores.primary)
+        # model.scoring=logprobs: log loss, Brier score, ECE (+ reliability bins)
+        scores.values.update(
+            probability_scores(samples, predictions, n_boot=options.n_boot, seed=options.seed)
         )
         strict_preds = strict_view(predictions)
         strict = (
@@ -291,8 +317,10 @@ async def _predict_in_batches(
     requests: list[Request],
     options: RunOptions,
     journal: Journal | None = None,
+    budget: Budget | None = None,
 ) -> list[Prediction]:
-    """Hand requests over in batches, checking the contract and journaling every batch."""
+    """Hand requests over in batches, checking the contract and journaling every batch; under
+    a budget, stop (BudgetReached) once it is spent and requests remain."""
     out: list[Prediction] = []
     size = max(1, options.batch_size)
     progress = Progress(f"{system.name}: answering", len(requests), enabled=options.progress)
@@ -304,6 +332,99 @@ async def _predict_in_batches(
                 journal.append(answers)
             out.extend(answers)
             progress.advance(len(batch))
+            if budget is not None:
+                for answer in answers:
+                    budget.spend(answer)
+                if start + size < len(requests):
+                    budget.check()
     finally:
         progress.finish()
     return out
+
+
+# --- run.repeats and budgets -----------------------------------------------------------------
+
+
+def _answer_sinks(
+    system: System, journal: Journal | None, budget: Budget | None, done: Mapping[str, Any]
+) -> None:
+    """The sinks an answer reaches as it arrives: the journal, and the budget's count (which
+    starts with what earlier attempts of the run spent); the system checks the budget itself
+    before each request it starts."""
+    if budget is None:
+        if journal is not None:
+            system.on_answer = journal.append_one
+        return
+    for prediction in done.values():
+        budget.spend(prediction)
+    system.budget = budget
+
+    def on_answer(prediction: Prediction) -> None:
+        budget.spend(prediction)
+        if journal is not None:
+            journal.append_one(prediction)
+
+    system.on_answer = on_answer
+
+
+def _repeat_requests(
+    prepared: PreparedRun, system: System, done: Mapping[str, Any], repeats: int
+) -> list[Request]:
+    """Repeats 1..k-1 of every sample not journaled yet, after all first repeats (so a budget
+    that stops the run leaves whole repeats); each under its own id (``<id>@repeat<r>``)."""
+    wanted = [
+        (sample, r)
+        for r in range(1, max(1, repeats))
+        for sample in prepared.samples
+        if repeat_id(sample.id, r) not in done
+    ]
+    if not wanted:
+        return []
+    unique = list({sample.id: sample for sample, _ in wanted}.values())
+    rendered = prepared.render_prompts(unique) if system.needs_prompts else [() for _ in unique]
+    prompts = {sample.id: m for sample, m in zip(unique, rendered, strict=True)}
+    return [
+        Request(_as_repeat(sample, r), prompts[sample.id], repeat=r) for sample, r in wanted
+    ]
+
+
+def _as_repeat(sample: Sample, r: int) -> Sample:
+    return Sample(repeat_id(sample.id, r), sample.input, sample.gold, sample.meta)
+
+
+def _repeat_runs(
+    task: Task,
+    prepared: PreparedRun,
+    samples: list[Sample],
+    by_id: Mapping[str, Prediction],
+    repeats: int,
+) -> list[list[Prediction]]:
+    """Repeats 1..k-1 in sample order, parsed, checked and resolved like the first."""
+    runs = []
+    for r in range(1, repeats):
+        run = [by_id[repeat_id(s.id, r)] for s in samples]
+        parse_and_check(task, samples, run)
+        resolve(task, prepared.dataset, samples, run)
+        runs.append(run)
+    return runs
+
+
+def _record_repeats(
+    predictions: list[Prediction], runs: list[list[Prediction]], each: list[Any], primary: str
+) -> None:
+    """Each sample's later repeats in its row of samples.jsonl (`metadata.repeats`)."""
+    for i, prediction in enumerate(predictions):
+        rows = []
+        for r, run in enumerate(runs, start=1):
+            pred, scored = run[i], each[r].per_sample.get(primary)
+            rows.append(
+                {
+                    "repeat": r,
+                    "raw_output": pred.raw_text,
+                    "answer": pred.answer,
+                    "status": pred.status.value,
+                    "score": None if scored is None else float(scored[i]),
+                    "detail": pred.detail,
+                }
+            )
+        prediction.metadata["repeats"] = rows

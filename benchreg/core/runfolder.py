@@ -21,6 +21,7 @@ A lock (``.lock``, flock) keeps a second process out of a folder in use.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 from collections.abc import Iterable, Mapping
@@ -118,6 +119,17 @@ class RunFolder:
         if self._lock is not None:
             release_lock(self._lock)
             self._lock = None
+
+    def unclaim(self) -> None:
+        """Undo the claim of a new folder (the run stopped before doing anything): its run.json
+        goes, and the folder too when nothing else is in it."""
+        if self.state != "new":
+            return
+        (self.path / RUN_FILE).unlink(missing_ok=True)
+        self.release()
+        (self.path / LOCK_FILE).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            self.path.rmdir()
 
 
 def open_run_folder(

@@ -113,6 +113,7 @@ def score(
         support, denominator = metric.support(stats, preds)
         detail = metric.detail(stats)
         sample_scores = metric.sample_scores(stats)
+        query_scores = metric.query_scores(stats) if sample_scores is None else None
         cis = _cis(item, stats, sample_scores, n_boot, seed)
         for i, name in enumerate(item.names):
             ci, method = cis[i] if cis else (None, None)
@@ -121,6 +122,8 @@ def score(
             )
             if sample_scores is not None:
                 per_sample[name] = sample_scores[:, i]
+            elif query_scores is not None:
+                per_sample[name] = query_scores[:, i]
         if item.ref.primary:
             primary = item.primary_name
     tracker.finish()
@@ -190,6 +193,12 @@ def strict_view(preds: Sequence[Prediction]) -> list[Prediction] | None:
     ]
 
 
+def _plain(value: float) -> float | None:
+    """A per-sample score for JSON: None where the metric does not apply (NaN)."""
+    number = float(value)
+    return None if number != number else number
+
+
 def sample_rows(
     samples: Sequence[Sample],
     preds: Sequence[Prediction],
@@ -199,7 +208,7 @@ def sample_rows(
     """Rows of samples.jsonl: id, raw output, parsed answer, status, score(s)."""
     rows = []
     for i, (sample, pred) in enumerate(zip(samples, preds, strict=True)):
-        scores = {name: float(values[i]) for name, values in per_sample.items()}
+        scores = {name: _plain(values[i]) for name, values in per_sample.items()}
         row: dict[str, Any] = {
             "id": sample.id,
             "raw_output": pred.raw_text,
@@ -222,3 +231,196 @@ def sample_rows(
             row["meta"] = dict(sample.meta)
         rows.append(row)
     return rows
+
+
+# --- option probabilities (model.scoring=logprobs) ---------------------------------------------
+#
+# A choice answer scored from the model's option probabilities (`metadata.option_probs`, one per
+# option, summing to 1) gets, beside the task's own metrics: log loss, Brier score and expected
+# calibration error, with the reliability diagram's bins in the ECE's detail.
+
+PROB_SUM_TOLERANCE = 1e-6  # option probabilities must sum to 1 within this
+RELIABILITY_BINS = 10
+
+
+def _correct_set(gold: Any) -> set[int] | None:
+    """The correct options: an index, or a list of them (reaction-MC keeps ties)."""
+    if isinstance(gold, bool):
+        return None
+    if isinstance(gold, int):
+        return {gold}
+    if isinstance(gold, list | tuple) and gold and all(
+        isinstance(g, int) and not isinstance(g, bool) for g in gold
+    ):
+        return set(gold)
+    return None
+
+
+def probability_scores(
+    samples: Sequence[Sample], preds: Sequence[Prediction], *, n_boot: int = 1000, seed: int = 0
+) -> dict[str, MetricValue]:
+    """`log_loss`, `brier` and `ece` over the samples whose answer carries option
+    probabilities (none: an empty dict).
+
+    Per sample with correct set G (one gold index, or several tied ones): log loss
+    ``-ln(sum_{i in G} p_i)``; Brier ``sum_i (p_i - y_i)^2`` with ``y_i = 1/|G|`` on G (the
+    multi-class Brier score, 0..2); ECE over the top choice in ``RELIABILITY_BINS`` equal-width
+    confidence bins, ``sum_b n_b/n |accuracy_b - confidence_b|``. Samples without
+    probabilities (failed requests) are left out: ``n`` counts those scored."""
+    from benchreg.core.stats import bootstrap_mean_ci
+
+    losses, briers, confidence, correct, sum_error = [], [], [], [], 0.0
+    for sample, pred in zip(samples, preds, strict=True):
+        probs = pred.metadata.get("option_probs")
+        good = _correct_set(sample.gold)
+        if not probs or good is None or pred.status not in (Status.OK, Status.OUT_OF_RANGE):
+            continue
+        p = np.asarray(probs, dtype=float)
+        sum_error = max(sum_error, abs(float(p.sum()) - 1.0))
+        if sum_error > PROB_SUM_TOLERANCE:
+            raise ValueError(f"option probabilities of {sample.id} sum to {p.sum()!r}, not 1")
+        target = np.zeros_like(p)
+        inside = [g for g in good if 0 <= g < len(p)]
+        if not inside:
+            continue
+        target[inside] = 1.0 / len(inside)
+        losses.append(-float(np.log(max(float(p[inside].sum()), 1e-12))))
+        briers.append(float(((p - target) ** 2).sum()))
+        confidence.append(float(p.max()))
+        correct.append(float(int(p.argmax()) in good))
+    if not losses:
+        return {}
+    n, total = len(losses), len(samples)
+    common = {"probabilities_sum_to_1_within": PROB_SUM_TOLERANCE, "max_sum_error": sum_error}
+
+    def ci(values: list[float]) -> tuple[tuple[float, float] | None, str | None]:
+        if n_boot <= 0 or len(values) < 2:
+            return None, None
+        return bootstrap_mean_ci(values, n_boot=n_boot, seed=seed), f"bootstrap({n_boot})"
+
+    ece, bins = _calibration(np.asarray(confidence), np.asarray(correct))
+    out = {}
+    for name, values, what in (
+        ("log_loss", losses, "mean -ln P(correct option)"),
+        ("brier", briers, "mean multi-class Brier score (0 best, 2 worst)"),
+    ):
+        interval, method = ci(values)
+        out[name] = MetricValue(
+            float(np.mean(values)), n, total, interval, method, {"means": what, **common}
+        )
+    out["ece"] = MetricValue(
+        ece,
+        n,
+        total,
+        detail={
+            "means": f"expected calibration error of the top choice, {RELIABILITY_BINS} "
+            "equal-width confidence bins",
+            "reliability": bins,
+            "mean_confidence": float(np.mean(confidence)),
+            "accuracy_of_top_choice": float(np.mean(correct)),
+            **common,
+        },
+    )
+    return out
+
+
+def _calibration(confidence: np.ndarray, correct: np.ndarray) -> tuple[float, list[dict]]:
+    """ECE and the reliability diagram's bins (confidence range, count, mean confidence and
+    accuracy of the samples in it)."""
+    edges = np.linspace(0.0, 1.0, RELIABILITY_BINS + 1)
+    which = np.clip(np.digitize(confidence, edges[1:-1], right=True), 0, RELIABILITY_BINS - 1)
+    ece, bins = 0.0, []
+    for b in range(RELIABILITY_BINS):
+        inside = which == b
+        count = int(inside.sum())
+        row: dict[str, Any] = {"lo": round(float(edges[b]), 6), "hi": round(float(edges[b + 1]), 6)}
+        row["n"] = count
+        if count:
+            conf, acc = float(confidence[inside].mean()), float(correct[inside].mean())
+            row.update(confidence=conf, accuracy=acc)
+            ece += count / len(confidence) * abs(acc - conf)
+        bins.append(row)
+    return float(ece), bins
+
+
+# --- repeated samples (run.repeats=k) ----------------------------------------------------------
+#
+# Each repeat is parsed, checked and scored as a run of its own. Beside the first repeat's
+# metrics (the run's own), for every metric output that has per-sample scores:
+# `<name>_repeats_mean` (the mean over the k repeats, its 95% CI a bootstrap over samples, each
+# sample's k scores resampled together: clustered by sample), `<name>_majority` (the metric of
+# the majority-vote answers: per sample the answer most repeats gave, ties to the earliest), and
+# for 0/1 scores `<name>_pass@k` (a sample counts when any repeat is right).
+
+
+def _answer_key(answer: Any) -> str:
+    import json
+
+    return json.dumps(answer, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def majority_vote(runs: Sequence[Sequence[Prediction]]) -> list[Prediction]:
+    """Per sample, the prediction whose answer most repeats gave (among answers that passed the
+    schema); ties go to the earliest repeat; a sample without such an answer keeps repeat 0's."""
+    out = []
+    for column in zip(*runs, strict=True):
+        valid = [p for p in column if p.status is Status.OK]
+        if not valid:
+            out.append(column[0])
+            continue
+        counts: dict[str, int] = {}
+        for pred in valid:
+            counts[_answer_key(pred.answer)] = counts.get(_answer_key(pred.answer), 0) + 1
+        best = max(counts.values())
+        winner = next(p for p in valid if counts[_answer_key(p.answer)] == best)
+        out.append(winner)
+    return out
+
+
+def repeat_scores(
+    task: Task,
+    samples: Sequence[Sample],
+    runs: Sequence[Sequence[Prediction]],
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> tuple[dict[str, MetricValue], list[Scores]]:
+    """The repeat metrics (above) and each repeat's own scores. ``runs[r]`` holds repeat r's
+    predictions, parsed and checked, in sample order."""
+    k = len(runs)
+    each = [score(task, samples, run, n_boot=0, seed=seed, progress=False) for run in runs]
+    vote = score(task, samples, majority_vote(runs), n_boot=0, seed=seed, progress=False)
+    n = len(samples)
+    out: dict[str, MetricValue] = {}
+    rng = np.random.default_rng(seed)
+    for name in each[0].values:
+        per_repeat = [s.values[name].value for s in each]
+        columns = [s.per_sample.get(name) for s in each]
+        detail: dict[str, Any] = {"repeats": k, "per_repeat": per_repeat}
+        interval, method = None, None
+        if all(c is not None for c in columns) and n:
+            matrix = np.column_stack(columns)  # samples x repeats
+            mean = float(matrix.mean())
+            if n_boot > 0 and n > 1:
+                rows = rng.integers(0, n, size=(n_boot, n))
+                boot = matrix[rows].mean(axis=(1, 2))
+                interval = (float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975)))
+                method = f"bootstrap({n_boot}) over samples, clustered by sample"
+            if np.isin(matrix, (0.0, 1.0)).all():
+                passed = float(matrix.max(axis=1).mean())
+                out[f"{name}_pass@{k}"] = MetricValue(
+                    passed, n, n, detail={"means": f"any of {k} repeats right", "repeats": k}
+                )
+        else:
+            values = [v for v in per_repeat if v is not None]
+            mean = float(np.mean(values)) if values else float("nan")
+            detail["sd_over_repeats"] = float(np.std(values, ddof=1)) if len(values) > 1 else None
+            detail["ci"] = "none (no per-sample scores to cluster)"
+        out[f"{name}_repeats_mean"] = MetricValue(mean, n, n, interval, method, detail)
+        out[f"{name}_majority"] = MetricValue(
+            vote.values[name].value,
+            vote.values[name].n,
+            vote.values[name].denominator,
+            detail={"means": f"majority vote of {k} repeats (ties: the earliest)"},
+        )
+    return out, each

@@ -45,6 +45,42 @@ class PromptSpec(_Strict):
     templates: dict[str, str] = Field(default_factory=dict)  # role/part -> template file name
 
 
+GENERATION_KEYS = ("max_tokens", "stop", "temperature", "system")
+
+
+class GenerationSpec(_Strict):
+    """A task's own generation settings (`generation:` in its entry), for model systems: the
+    answer length it needs (a report 512 tokens, an index 16), stop strings, a temperature and
+    a system message. `model.*` overrides each; what was used is in the system's identity."""
+
+    max_tokens: int | None = Field(None, ge=1)
+    stop: list[str] | None = None
+    temperature: float | None = Field(None, ge=0)
+    system: str | None = None  # a system message put before the prompt's own system text
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, value: Any) -> Any:
+        # our own message (the entry's error names the file:line of `generation`), since the
+        # generic unknown-key hint lists a component's keys
+        if isinstance(value, dict):
+            stray = sorted(str(k) for k in value if k not in GENERATION_KEYS)
+            if stray:
+                raise ValueError(
+                    f"unknown key(s) {stray} under generation (allowed: "
+                    f"{', '.join(GENERATION_KEYS)})"
+                )
+            if isinstance(value.get("stop"), str):
+                value = {**value, "stop": [value["stop"]]}
+        elif value is not None:
+            raise ValueError(f"generation must be a mapping of {', '.join(GENERATION_KEYS)}")
+        return value
+
+    def given(self) -> dict[str, Any]:
+        """The settings the entry gives (unset ones left out)."""
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
 class TaskSpec(_Strict):
     name: str
     family: str
@@ -66,6 +102,8 @@ class TaskSpec(_Strict):
     analyses: list[ComponentRef] = Field(default_factory=list)
     validators: list[ComponentRef] = Field(default_factory=list)
     aliases: list[str] = Field(default_factory=list)
+    # generation settings for model systems (`model.*` overrides them)
+    generation: GenerationSpec | None = None
 
     @field_validator("metrics")
     @classmethod

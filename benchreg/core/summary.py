@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 INCOMPLETE = "incomplete"
@@ -24,7 +25,77 @@ SUMMARY_COLUMNS = (
     "degraded",
     "status",
     "error",
+    "not_ok",
 )
+NOT_OK_STATUSES = ("missing", "invalid", "out_of_range", "error")
+# The one meaning of n/denominator in every table benchreg shows (terminal, summary.md, report,
+# headlines); stated under each of them.
+ND_NOTE = (
+    "n/denominator: n = samples answered with status ok, denominator = samples the value is "
+    "taken over; the samples that make the difference (missing, invalid, out_of_range, error) "
+    "are listed beside it (`not ok`) and count in the value as no answer, never as a hit."
+)
+
+ND_SHORT = (
+    "n/denominator: answers with status ok / samples the value is over; the other statuses "
+    "make the difference (`not ok`)"
+)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 warning`, `2 warnings`, `1 analysis`, `3 analyses`."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    """A metric's n/denominator in the one meaning (:data:`ND_NOTE`) and the statuses that make
+    the difference."""
+
+    n: int | None
+    denominator: int | None
+    not_ok: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        if self.n is None and self.denominator is None:
+            return ""
+        return f"{_fmt(self.n)}/{_fmt(self.denominator)}"
+
+    @property
+    def not_ok_text(self) -> str:
+        return ", ".join(f"{k} {v}" for k, v in self.not_ok.items() if v)
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def support(record: Mapping[str, Any], metric: Mapping[str, Any]) -> Support:
+    """n/denominator of ``metric`` (one of ``record``'s) in the one meaning: n = samples with an
+    ok answer among the denominator. A metric over every sample of the run takes n from the
+    run's statuses (a family's metric may count a missing answer as a scored zero: it is still
+    not answered); a metric over part of the samples (retrieval's answerable entries) keeps its
+    own n, the difference named by its `detail.missing` when that accounts for it."""
+    n, denominator = _count(metric.get("n")), _count(metric.get("denominator"))
+    if denominator is None:
+        return Support(n, None)
+    statuses = record.get("statuses") or {}
+    total = _count(record.get("n"))
+    ok = _count(statuses.get("ok"))
+    if total is not None and denominator == total and ok is not None:
+        answered = ok if n is None else min(n, ok)
+        not_ok = {k: int(statuses[k]) for k in NOT_OK_STATUSES if _count(statuses.get(k))}
+        other = denominator - answered - sum(not_ok.values())
+        if other > 0:
+            not_ok["not scored"] = other  # ok answers the metric could not score
+        return Support(answered, denominator, not_ok)
+    gap = denominator - n if n is not None else 0
+    if gap <= 0:
+        return Support(n, denominator)
+    missing = (metric.get("detail") or {}).get("missing")
+    key = "missing" if missing == gap else "not scored"
+    return Support(n, denominator, {key: gap})
 
 
 def _fmt(value: Any) -> str:
@@ -66,15 +137,30 @@ def incomplete_reason(record: Mapping[str, Any]) -> str:
     return text
 
 
-def run_table(record: Mapping[str, Any]) -> str:
-    """A compact table of one run's metrics (with gates, where the task sets them) and counts."""
+def run_table(record: Mapping[str, Any], *, answered: bool = False) -> str:
+    """A compact table of one run's metrics (with gates, where the task sets them) and counts.
+    ``answered``: n/denominator in the one meaning (:data:`ND_NOTE`), with the statuses that
+    make the difference beside it (else as the metrics recorded them)."""
     head = f"{record['task']}  view={record.get('view') or '-'}  model={record['model']}"
     metrics = record["metrics"]
     gated = any("gate" in (m.get("detail") or {}) for m in metrics.values())
-    rows = [("metric", "value", "n/denominator", "95% CI", *(("gate",) if gated else ()))]
+    shown = {name: support(record, m) for name, m in metrics.items()} if answered else {}
+    with_gap = any(sup.not_ok for sup in shown.values())
+    rows = [
+        (
+            "metric",
+            "value",
+            "n/denominator",
+            *(("not ok",) if with_gap else ()),
+            "95% CI",
+            *(("gate",) if gated else ()),
+        )
+    ]
     for name, m in metrics.items():
         mark = " *" if name == record["primary"] else ""
-        row = (f"{name}{mark}", _fmt(m.get("value")), _nd_text(m), _ci_text(m))
+        nd = shown[name].text if answered else _nd_text(m)
+        gap = (shown[name].not_ok_text or "-",) if with_gap else ()
+        row = (f"{name}{mark}", _fmt(m.get("value")), nd, *gap, _ci_text(m))
         if gated:
             row = (*row, gate_text(m.get("detail") or {}))
         rows.append(row)
@@ -89,7 +175,7 @@ def run_table(record: Mapping[str, Any]) -> str:
     lines.append(f"statuses: {statuses}")
     if counts:
         lines.append(f"counts: {counts}")
-    lines.append("(* primary metric)")
+    lines.append("(* primary metric)" + (f"; {ND_SHORT}" if answered else ""))
     if is_incomplete(record):
         lines.append(f"INCOMPLETE: {incomplete_reason(record)}; these numbers are not a result")
     return "\n".join(lines)
@@ -108,11 +194,14 @@ def summary_row(
     record: Mapping[str, Any] | None,
     error: Mapping[str, Any] | None,
     status: str | None = None,
+    *,
+    answered: bool = False,
 ) -> dict[str, Any]:
     """A finished job's row (status `ok`, or `incomplete` when its metrics.json says
     `complete: false`: failed requests not asked again, so its value is no result), or
     (``record`` None) a row for a failed, unfinished or never started job with what is known of
-    it (``status``, default `failed`)."""
+    it (``status``, default `failed`). ``answered``: n/denominator in the one meaning
+    (:data:`ND_NOTE`) and `not_ok`, the statuses that make the difference."""
     if record is None:
         err = error or {}
         return {
@@ -128,6 +217,10 @@ def summary_row(
     metric = record["metrics"][primary]
     ci = metric.get("ci95") or [None, None]
     incomplete = is_incomplete(record) or status == INCOMPLETE
+    extra: dict[str, Any] = {}
+    if answered:
+        sup = support(record, metric)
+        extra = {"n": sup.n, "denominator": sup.denominator, "not_ok": sup.not_ok_text}
     return {
         "job": job,
         "task": record["task"],
@@ -144,6 +237,7 @@ def summary_row(
         "degraded": record.get("degraded", 0),
         "status": INCOMPLETE if incomplete else "ok",
         "error": incomplete_reason(record) if incomplete else None,
+        **extra,
     }
 
 
@@ -163,16 +257,22 @@ def short_model_id(identity: Any) -> str:
     return short_identity(str(identity)) if identity else ""
 
 
-def summary_markdown(rows: Sequence[Mapping[str, Any]], title: str = "Sweep summary") -> str:
+def summary_markdown(
+    rows: Sequence[Mapping[str, Any]], title: str = "Sweep summary", *, answered: bool = False
+) -> str:
     """The summary table; `model id` is the identity in short form (summary.csv has it in
     full), so two models shown under one name stay apart. An incomplete job's value is marked
-    `(incomplete)`: it is no result."""
+    `(incomplete)`: it is no result. ``answered`` (rows made with ``answered`` too): the
+    `not ok` column beside n/denominator, the one meaning stated under the table (:data:`ND_NOTE`)
+    and the state lines in plain plurals; else the table as earlier releases wrote it."""
+    with_gap = answered
+    gap_head = " not ok |" if with_gap else ""
     lines = [
         f"# {title}",
         "",
-        "| job | task | view | model | model id | primary | value | n/denominator | 95% CI "
-        "| status |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| job | task | view | model | model id | primary | value | n/denominator |"
+        f"{gap_head} 95% CI | status |",
+        "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if with_gap else ""),
     ]
     for r in rows:
         lo, hi = r.get("ci95_lo"), r.get("ci95_hi")
@@ -183,15 +283,27 @@ def summary_markdown(rows: Sequence[Mapping[str, Any]], title: str = "Sweep summ
             status = f"failed: {r.get('error')}"
         elif status == INCOMPLETE:
             value = f"{value} ({INCOMPLETE})" if value else value
-            status = f"{INCOMPLETE}: {r.get('error')}" if r.get("error") else status
+            reason = r.get("error")
+            status = f"{INCOMPLETE}: {reason}" if reason and reason != INCOMPLETE else status
+        gap = f" {_cell(r.get('not_ok') or '')} |" if with_gap else ""
         lines.append(
             f"| {r['job']} | {_fmt(r.get('task'))} | {_fmt(r.get('view'))} | "
             f"{_fmt(r.get('model'))} | {short_model_id(r.get('model_id'))} | "
             f"{_fmt(r.get('primary'))} | {value} | "
-            f"{nd} | {ci} | {_cell(status)} |"
+            f"{nd} |{gap} {ci} | {_cell(status)} |"
         )
+    lines += ["", *state_lines(rows, legacy=not answered)]
+    if with_gap:
+        lines.append(ND_NOTE)
+    return "\n".join(lines) + "\n"
+
+
+def state_lines(rows: Sequence[Mapping[str, Any]], *, legacy: bool = False) -> list[str]:
+    """`58 of 60 jobs succeeded.`, then one line per other state and for degraded answers.
+    ``legacy``: the wording of earlier releases (`1 job(s) failed.`), which earlier callers
+    match."""
     ok = sum(1 for r in rows if r["status"] == "ok")
-    lines += ["", f"{ok} of {len(rows)} jobs succeeded."]
+    lines = [f"{ok} of {plural(len(rows), 'job')} succeeded."]
     for state in NOT_OK_STATES:
         k = sum(1 for r in rows if r["status"] == state)
         if k:
@@ -201,17 +313,21 @@ def summary_markdown(rows: Sequence[Mapping[str, Any]], title: str = "Sweep summ
                 if state == INCOMPLETE
                 else ""
             )
-            lines.append(f"{k} job(s) {state}{extra}.")
+            jobs = f"{k} job(s)" if legacy else plural(k, "job")
+            lines.append(f"{jobs} {state}{extra}.")
     degraded = [r for r in rows if r.get("degraded")]
     if degraded:
         total = sum(int(r["degraded"]) for r in degraded)
+        read = "was" if total == 1 and not legacy else "were"
+        answers = f"{total} answer(s)" if legacy else plural(total, "answer")
+        jobs_with = f"{len(degraded)} job(s)" if legacy else plural(len(degraded), "job")
         lines.append(
-            f"{total} answer(s) in {len(degraded)} job(s) were read only by a fallback "
-            "(`degraded` in their samples.jsonl says why; scored as given): "
+            f"{answers} in {jobs_with} {read} read only by a "
+            "fallback (`degraded` in their samples.jsonl says why; scored as given): "
             + ", ".join(f"{r['job']} ({r['degraded']})" for r in degraded)
             + "."
         )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _cell(text: str) -> str:

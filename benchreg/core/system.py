@@ -7,7 +7,9 @@ A system is built by a factory registered in ``registry.systems`` as
 2. awaits ``system.preflight()`` once, before the run folder is claimed (a system that talks to
    a server checks it is reachable, authorised and serves the model: bad input fails there, with
    nothing written), and sets ``system.on_answer`` to a sink that journals one answer (a system
-   that answers requests one by one calls it as each arrives, so that a kill loses none);
+   that answers requests one by one calls it as each arrives, so that a kill loses none); with a
+   token or cost budget (`run.max_tokens_total`, `run.max_cost`) it sets ``system.budget`` (a
+   :class:`Budget`), which a system that spends tokens checks before each request it starts;
 3. awaits ``system.predict(batch)`` for each batch of requests; the answer must hold exactly one
    :class:`Prediction` per request, in the same order, for the same sample ids (a system with
    nothing to say for a sample returns ``Prediction.missing(id)``): anything else is a bug of
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from benchreg.core.errors import BenchregError
 from benchreg.core.types import Prediction, PredictionSet, Request, Sample
 
 if TYPE_CHECKING:
@@ -80,6 +83,112 @@ SystemFactory = Callable[[Mapping[str, Any], SystemContext], System]
 AnswerSink = Callable[[Prediction], None]
 
 
+class BudgetReached(BenchregError):
+    """The run's token or cost budget is spent: the run stops (every answer so far journaled),
+    and the same command with a larger budget goes on from there."""
+
+
+@dataclass(slots=True)
+class Budget:
+    """Tokens (and, with prices, the cost) a run has spent, against its limits.
+
+    Counted from each answer's ``metadata.usage`` as it reaches the core (answers journaled by
+    an earlier attempt of the run count too: the budget is the run's, not the attempt's).
+    Prices are per million tokens; the cost is ``prompt * prompt_price + completion *
+    completion_price`` (the system's own currency)."""
+
+    max_tokens_total: int | None = None
+    max_cost: float | None = None
+    price_prompt: float | None = None  # per 1M prompt tokens
+    price_completion: float | None = None  # per 1M completion tokens
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    answers: int = 0
+    _seen: set[int] = field(default_factory=set, repr=False)
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Budget | None:
+        """None when the run has neither a limit nor prices (nothing to count against)."""
+        budget = cls(
+            max_tokens_total=options.get("max_tokens_total"),
+            max_cost=options.get("max_cost"),
+            price_prompt=options.get("price_prompt_per_1m"),
+            price_completion=options.get("price_completion_per_1m"),
+        )
+        if budget.max_cost is not None and (
+            budget.price_prompt is None and budget.price_completion is None
+        ):
+            raise BenchregError(
+                "run.max_cost needs prices",
+                fix="set run.price_prompt_per_1m and run.price_completion_per_1m (per million "
+                "tokens), or drop run.max_cost",
+            )
+        limits = (budget.max_tokens_total, budget.max_cost, budget.price_prompt)
+        if all(v is None for v in limits) and budget.price_completion is None:
+            return None
+        return budget
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def cost(self) -> float | None:
+        if self.price_prompt is None and self.price_completion is None:
+            return None
+        return (
+            self.prompt_tokens * (self.price_prompt or 0.0)
+            + self.completion_tokens * (self.price_completion or 0.0)
+        ) / 1e6
+
+    def spend(self, prediction: Prediction) -> None:
+        """Count one answer's usage (once, however often it is handed over)."""
+        if id(prediction) in self._seen:
+            return
+        self._seen.add(id(prediction))
+        if prediction.metadata.get("cached"):
+            return  # a cached answer costs nothing now
+        usage = prediction.metadata.get("usage") or {}
+        self.prompt_tokens += int(usage.get("prompt_tokens", 0) or 0)
+        self.completion_tokens += int(usage.get("completion_tokens", 0) or 0)
+        self.answers += 1
+
+    def spent(self) -> str | None:
+        """Why the budget is spent (None: it is not)."""
+        if self.max_tokens_total is not None and self.tokens >= self.max_tokens_total:
+            return f"{self.tokens:,} tokens of run.max_tokens_total={self.max_tokens_total:,}"
+        cost = self.cost
+        if self.max_cost is not None and cost is not None and cost >= self.max_cost:
+            return f"a cost of {cost:.4f} of run.max_cost={self.max_cost:g}"
+        return None
+
+    def check(self) -> None:
+        """Raise :class:`BudgetReached` once the budget is spent."""
+        reason = self.spent()
+        if reason is not None:
+            raise BudgetReached(
+                f"budget reached: {reason} spent ({self.prompt_tokens:,} prompt + "
+                f"{self.completion_tokens:,} completion tokens"
+                + (f", cost {self.cost:.4f}" if self.cost is not None else "")
+                + "); the run stopped with every answer so far journaled",
+                fix="raise the budget and run the same command again to ask only the rest",
+            )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "max_tokens_total": self.max_tokens_total,
+            "max_cost": self.max_cost,
+            "price_prompt_per_1m": self.price_prompt,
+            "price_completion_per_1m": self.price_completion,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "tokens": self.tokens,
+            "cost": None if self.cost is None else round(self.cost, 6),
+            "counted": "answers asked in this run and journaled by its earlier attempts "
+            "(cached answers cost nothing)",
+        }
+
+
 class BaseSystem:
     """Defaults for the optional parts: no prompts, nothing to check first, an empty report,
     nothing to close."""
@@ -87,6 +196,7 @@ class BaseSystem:
     name = "system"
     needs_prompts = False
     on_answer: AnswerSink | None = None  # set by the core: journal one answer as it arrives
+    budget: Budget | None = None  # set by the core under a token/cost budget
 
     @property
     def identity(self) -> str:
@@ -169,6 +279,14 @@ class Labelled:
     @on_answer.setter
     def on_answer(self, sink: AnswerSink | None) -> None:
         self.system.on_answer = sink  # type: ignore[union-attr]
+
+    @property
+    def budget(self) -> Budget | None:
+        return getattr(self.system, "budget", None)
+
+    @budget.setter
+    def budget(self, budget: Budget | None) -> None:
+        self.system.budget = budget  # type: ignore[union-attr]
 
     async def preflight(self) -> None:
         await preflight(self.system)

@@ -147,6 +147,12 @@ class Task:
         return self.spec.aliases
 
     @property
+    def generation(self) -> dict[str, Any]:
+        """The entry's generation settings (`generation:`: max_tokens, stop, temperature,
+        system), the ones it gives only; a model system puts `model.*` over them."""
+        return self.spec.generation.given() if self.spec.generation is not None else {}
+
+    @property
     def schema(self) -> AnswerSchema:
         """The answer schema itself (``check(answer, sample)``, optionally ``random``)."""
         return self.answer_schema.component

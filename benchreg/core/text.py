@@ -5,29 +5,59 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 REASONING_TAGS = ("think", "thinking", "reasoning", "thought")
 _BLOCKS = [
     (
-        re.compile(rf"<{tag}>.*?</{tag}>", re.DOTALL | re.IGNORECASE),
+        re.compile(rf"<{tag}>(.*?)</{tag}>", re.DOTALL | re.IGNORECASE),
         re.compile(rf"</{tag}>", re.IGNORECASE),
-        re.compile(rf"<{tag}>.*", re.DOTALL | re.IGNORECASE),
+        re.compile(rf"<{tag}>(.*)", re.DOTALL | re.IGNORECASE),
     )
     for tag in REASONING_TAGS
 ]
 
 
-def strip_reasoning(text: str) -> str:
-    """Drop reasoning blocks (`<think>...</think>` and the like). A closing tag without its
-    opening tag drops everything before it; an opening tag never closed drops the rest."""
-    for block, closing, unclosed in _BLOCKS:
+@dataclass(frozen=True, slots=True)
+class Reasoning:
+    """A reply split into its answer text and its reasoning (None: the reply has none).
+    ``unclosed``: a reasoning block was opened and never closed (the reply stopped inside it,
+    e.g. at the token limit), so no answer follows it."""
+
+    answer: str
+    reasoning: str | None = None
+    unclosed: bool = False
+
+
+def split_reasoning(text: str) -> Reasoning:
+    """The one reasoning helper every family's parser uses: `<think>...</think>` blocks (and
+    `<thinking>`, `<reasoning>`, `<thought>`) taken out of the reply. A closing tag without its
+    opening tag (a server that put the opening tag into the prompt) takes everything before
+    it; an opening tag never closed takes the rest."""
+    found: list[str] = []
+    unclosed = False
+    for block, closing, opened in _BLOCKS:
+        found += [m.group(1).strip() for m in block.finditer(text)]
         text = block.sub(" ", text)
         ends = list(closing.finditer(text))
         if ends:
+            found.append(text[: ends[0].start()].strip())
             text = text[ends[-1].end() :]
-        text = unclosed.sub(" ", text)
-    return text.strip()
+        rest = opened.search(text)
+        if rest is not None:
+            found.append(rest.group(1).strip())
+            unclosed = True
+            text = text[: rest.start()]
+    reasoning = "\n\n".join(part for part in found if part) or (
+        "" if unclosed or found else None
+    )
+    return Reasoning(text.strip(), reasoning, unclosed)
+
+
+def strip_reasoning(text: str) -> str:
+    """The reply without its reasoning blocks (:func:`split_reasoning`)."""
+    return split_reasoning(text).answer
 
 
 def json_objects(text: str) -> list[dict[str, Any]]:

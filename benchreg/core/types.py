@@ -78,10 +78,24 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """What a system is asked for one sample: the sample itself and its rendered prompt."""
+    """What a system is asked for one sample: the sample itself and its rendered prompt.
+
+    ``repeat`` (0, 1, ... under `run.repeats=k`) tells the k askings of one sample apart: a
+    system that samples keys its cache by it and varies its seed; ``sample.id`` of a repeat
+    after the first carries the repeat (:func:`repeat_id`)."""
 
     sample: Sample
     messages: tuple[Message, ...] = ()
+    repeat: int = 0
+
+
+REPEAT_MARK = "@repeat"
+
+
+def repeat_id(sample_id: str, repeat: int) -> str:
+    """The id under which repeat ``repeat`` of a sample is asked and journaled (repeat 0: the
+    sample's own id)."""
+    return sample_id if repeat == 0 else f"{sample_id}{REPEAT_MARK}{repeat}"
 
 
 @dataclass(slots=True)
@@ -144,9 +158,33 @@ class Loader(Protocol):
 
 
 class AnswerSchema(Protocol):
-    """Validates one answer against one sample; may also draw a random valid answer."""
+    """Validates one answer against one sample. Optional parts (looked up with ``getattr``):
+
+    - ``random(sample, rng)``: a random valid answer (`model=random`);
+    - ``json_schema(sample) -> dict | None``: the answer stated as a JSON Schema (per sample
+      where its bounds depend on the sample, None where it cannot be stated), which
+      `model.structured=json_schema` sends as the request's ``response_format``. It describes
+      the JSON the model writes: the reply the task's parser reads (``json_is_answer`` false,
+      the default), or, with ``json_is_answer = True``, the answer itself (checked by ``check``
+      directly, as a predictions file's answer is; the text parser is not asked);
+    - ``choices(sample) -> Choices | None``: for a choice question, every answer and how a
+      reply writes it (`model.scoring=logprobs` reads the model's probability of each).
+    """
 
     def check(self, answer: Any, sample: Sample) -> Checked: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """The answers of a choice question as a reply writes them: ``prefix`` + ``texts[i]`` +
+    ``suffix`` states ``answers[i]`` (e.g. ``{"selected_candidate_index":`` + `` 2`` + ``}``).
+    ``prefix`` ends where the choice is written (without a trailing space: a reply may put
+    white space before the choice)."""
+
+    answers: tuple[Any, ...]
+    texts: tuple[str, ...]
+    prefix: str = ""
+    suffix: str = ""
 
 
 class Parser(Protocol):

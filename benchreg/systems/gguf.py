@@ -8,6 +8,7 @@ huge allocation. Format: https://github.com/ggml-org/ggml/blob/master/docs/gguf.
 
 from __future__ import annotations
 
+import json
 import mmap
 import struct
 from collections.abc import Collection
@@ -132,3 +133,41 @@ class _Reader:
             items = [self._array(keep=keep) for _ in range(count)]
             return items if keep else None
         return [self._value(kind) for _ in range(count)]
+
+
+# --- the GGUF's own identity -------------------------------------------------------------------
+
+SHA256_INDEX = "gguf-sha256.json"
+
+
+def gguf_sha256(path: Path, index_dir: Path) -> str:
+    """The sha256 of the whole GGUF: what the response cache and the identity key a local model
+    by, so another model under the same file name never gets this one's answers.
+
+    Hashing reads every byte (about 0.5 s per GB), so the digest is kept in
+    ``<index_dir>/gguf-sha256.json`` by (real path, size, mtime, inode) and computed again only
+    when one of them changes. An index that cannot be read or written is skipped (the hash is
+    then computed on every run)."""
+    from benchreg.core.io import atomic_write_json, sha256_file
+
+    real = path.resolve()
+    stat = real.stat()
+    stamp = [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+    index_path = index_dir / SHA256_INDEX
+    try:
+        index = json.loads(index_path.read_text())
+        if not isinstance(index, dict):
+            index = {}
+    except (OSError, ValueError):
+        index = {}
+    entry = index.get(str(real))
+    if isinstance(entry, dict) and entry.get("stamp") == stamp and entry.get("sha256"):
+        return str(entry["sha256"])
+    digest = sha256_file(real)
+    index[str(real)] = {"stamp": stamp, "sha256": digest}
+    try:
+        index_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(index_path, index)
+    except OSError:
+        pass
+    return digest

@@ -12,8 +12,11 @@ the run folder is claimed (nothing written, exit 2). Every wait is short: ``min(
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
+import socket
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -31,6 +34,13 @@ MAX_WAIT_S = 2.0  # longest pause between attempts (a longer Retry-After is cut 
 SNIPPET = 120
 SHOWN_MODELS = 8
 SKIP_HINT = "model.preflight=false skips this check"
+DNS_MARKS = (
+    "name or service not known",
+    "nodename nor servname",
+    "getaddrinfo",
+    "name resolution",
+    "no address associated",
+)
 
 
 @dataclass(slots=True)
@@ -45,24 +55,38 @@ class _Answer:
         """The server's own error message when it sent one, else the body's start."""
         data = self.data
         error = data.get("error", data) if isinstance(data, dict) else data
-        text = error.get("message", error) if isinstance(error, dict) else error
-        if isinstance(text, str) and text:
-            return text[:SNIPPET]
+        if isinstance(error, dict):  # OpenAI: {"error": {"message"}}; FastAPI: {"detail"}
+            error = error.get("message", error.get("detail"))
+        if isinstance(error, str) and error:
+            return error[:SNIPPET]
         return self.text or "(empty body)"
 
 
 class EndpointCheck:
-    """``await EndpointCheck(config, key).run()`` -> what was found (for the system report)."""
+    """``await EndpointCheck(config, key).run()`` -> what was found (for the system report).
 
-    def __init__(self, config: ChatConfig, api_key: str | None) -> None:
+    Beyond reachability, a run that needs them gets two more short requests: structured output
+    (`model.structured`: a tiny schema the reply must follow) and log-probabilities
+    (`model.scoring=logprobs`: a 1-token completion with ``logprobs``). ``served`` holds the
+    model and ``system_fingerprint`` the server reported answering (None: not asked)."""
+
+    def __init__(
+        self,
+        config: ChatConfig,
+        api_key: str | None,
+        response_format: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None,
+    ) -> None:
         self.config = config
-        self.endpoint = config.endpoint
+        self.endpoint = config.endpoint_url
         self.timeout = min(config.timeout_s, CHECK_TIMEOUT_S)
+        self.served: dict[str, str | None] | None = None
+        self._response_format = response_format
         self._key = api_key
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     async def run(self) -> dict[str, Any]:
         tic = time.perf_counter()
+        checked = []
         async with httpx.AsyncClient(
             base_url=self.endpoint, headers=self._headers, timeout=httpx.Timeout(self.timeout)
         ) as http:
@@ -70,12 +94,113 @@ class EndpointCheck:
             how = "models listing"
             if listed is None or self.config.model not in listed:
                 await self._probe(http, listed)
-                how = "1-token chat request"
+                how = f"1-token {self._route_name} request"
+            checked.append(how)
+            if self.config.structured != "off" and self._response_format is not None:
+                await self._structured_probe(http)
+                checked.append(f"structured output ({self.config.structured})")
+            if self.config.scoring == "logprobs":
+                await self._logprobs_probe(http)
+                checked.append("log-probabilities")
         return {
-            "checked": how,
+            "checked": ", ".join(checked),
             "models_listed": None if listed is None else len(listed),
             "seconds": round(time.perf_counter() - tic, 3),
         }
+
+    @property
+    def _completions(self) -> bool:
+        return self.config.endpoint == "completions" or self.config.scoring == "logprobs"
+
+    @property
+    def _route(self) -> str:
+        return "/completions" if self._completions else "/chat/completions"
+
+    @property
+    def _route_name(self) -> str:
+        return "completion" if self._completions else "chat"
+
+    def _note_served(self, data: Any) -> None:
+        if isinstance(data, dict) and (data.get("model") or data.get("system_fingerprint")):
+            self.served = {
+                "model": data.get("model") if isinstance(data.get("model"), str) else None,
+                "system_fingerprint": data.get("system_fingerprint") or None,
+            }
+
+    async def _structured_probe(self, http: httpx.AsyncClient) -> None:
+        """A reply under a tiny schema (``{"ok": <bool>}``): refused (HTTP 4xx/5xx) or ignored
+        (the reply does not follow it) is one error naming the other forms."""
+        assert self._response_format is not None
+        schema = {
+            "type": "object",
+            "properties": {"ok": {"type": "boolean"}},
+            "required": ["ok"],
+            "additionalProperties": False,
+        }
+        body = {
+            "model": self.config.model,
+            "messages": [{"role": "user", "content": "Is water wet? Answer in JSON."}],
+            **self.config.generation(),
+            "max_tokens": 24,
+            "response_format": self._response_format(schema),
+        }
+        answer = await self._request(http, "POST", "/chat/completions", body)
+        form = self.config.structured
+        fix = (
+            "set model.structured=json_object (llama-cpp-python's server takes that form), "
+            "json_schema (OpenAI, vLLM, SGLang, llama-server, Ollama), or off "
+            f"({SKIP_HINT})"
+        )
+        if answer.status != 200:
+            raise BenchregError(
+                f"the server at {self.endpoint} refuses structured output (`response_format` "
+                f"in the {form} form): HTTP {answer.status}: {answer.message}",
+                fix=fix,
+            )
+        self._note_served(answer.data)
+        try:
+            content = answer.data["choices"][0]["message"]["content"]
+            followed = isinstance(json.loads(content).get("ok"), bool)
+        except (TypeError, KeyError, IndexError, ValueError, AttributeError):
+            followed = False
+        if not followed:
+            raise BenchregError(
+                f"the server at {self.endpoint} ignores `response_format` ({form} form): a "
+                f"reply that had to be {{\"ok\": true|false}} was {answer.text[:80]!r}",
+                fix=fix,
+            )
+
+    async def _logprobs_probe(self, http: httpx.AsyncClient) -> None:
+        body = {
+            "model": self.config.model,
+            "prompt": "1, 2, 3,",
+            "max_tokens": 1,
+            "temperature": 0.0,
+            "logprobs": min(5, self.config.top_logprobs),
+        }
+        answer = await self._request(http, "POST", "/completions", body)
+        fix = (
+            "use a server whose completions endpoint returns `logprobs` (llama.cpp, vLLM, "
+            f"SGLang), or set model.scoring=text ({SKIP_HINT})"
+        )
+        if answer.status != 200:
+            raise BenchregError(
+                f"the server at {self.endpoint} gives no log-probabilities: POST /completions "
+                f"with logprobs gave HTTP {answer.status}: {answer.message}",
+                fix=fix,
+            )
+        self._note_served(answer.data)
+        try:
+            listed = answer.data["choices"][0]["logprobs"]["top_logprobs"][0]
+            ok = isinstance(listed, dict) and bool(listed)
+        except (TypeError, KeyError, IndexError):
+            ok = False
+        if not ok:
+            raise BenchregError(
+                f"the server at {self.endpoint} gives no log-probabilities (its completion "
+                f"answer has no choices[0].logprobs.top_logprobs: {answer.text[:80]!r})",
+                fix=fix,
+            )
 
     # --- the two requests ----------------------------------------------------------------------
 
@@ -93,24 +218,28 @@ class EndpointCheck:
         return [str(item["id"]) for item in items if isinstance(item, dict) and "id" in item]
 
     async def _probe(self, http: httpx.AsyncClient, listed: list[str] | None) -> None:
-        body = {
-            "model": self.config.model,
-            "messages": [{"role": "user", "content": "Reply with OK."}],
-            **self.config.generation(),
-            "max_tokens": 1,
-        }
-        answer = await self._request(http, "POST", "/chat/completions", body)
+        body: dict[str, Any] = {"model": self.config.model, **self.config.generation()}
+        if self._completions:
+            body["prompt"] = "Reply with OK."
+        else:
+            body["messages"] = [{"role": "user", "content": "Reply with OK."}]
+        body["max_tokens"] = 1
+        if "max_completion_tokens" in body:  # newer APIs' name for it, maybe in extra_body
+            body["max_completion_tokens"] = 1
+        route = self._route
+        answer = await self._request(http, "POST", route, body)
         if answer.status == 200:
-            if _is_completion(answer.data):
+            if _is_completion(answer.data, text=self._completions):
+                self._note_served(answer.data)
                 return
             raise BenchregError(
                 f"the server at {self.endpoint} does not answer like an OpenAI-compatible API: "
-                f"POST /chat/completions gave {answer.text!r}",
+                f"POST {route} gave {answer.text!r}",
                 fix="model.base_url should be the API root, e.g. http://<host>:<port>/v1 "
                 f"({SKIP_HINT})",
             )
         if answer.status in (401, 403):
-            raise self._refused(answer, "POST /chat/completions")
+            raise self._refused(answer, f"POST {route}")
         if answer.status == 429:
             raise BenchregError(
                 f"the server at {self.endpoint} answers HTTP 429 (rate limited) to every "
@@ -126,8 +255,9 @@ class EndpointCheck:
         if listed is not None or _names_the_model(answer, self.config.model):
             raise self._unknown_model(answer, listed)
         if answer.status in (404, 405):
+            what = "text-completions" if self._completions else "chat-completions"
             raise BenchregError(
-                f"no chat-completions API at {self.endpoint}: POST /chat/completions gave "
+                f"no {what} API at {self.endpoint}: POST {route} gave "
                 f"HTTP {answer.status}: {answer.message}",
                 fix="model.base_url should be the API root, e.g. http://<host>:<port>/v1",
             )
@@ -165,20 +295,23 @@ class EndpointCheck:
         )
 
     def _transport_reason(self, exc: httpx.TransportError) -> str:
+        """Refused, DNS, unreachable, TLS, ...: read from the exception and its causes."""
         text = self._scrub(str(exc)) or type(exc).__name__
-        lowered = text.lower()
         host = urlsplit(self.endpoint).hostname
-        if "refused" in lowered:
-            return "connection refused (nothing listens on that port)"
-        if any(
-            mark in lowered
-            for mark in ("name or service not known", "nodename nor servname", "getaddrinfo",
-                         "name resolution", "no address associated")
+        chain = list(_causes(exc))
+        words = " ".join(str(e) for e in chain).lower()
+        if any(isinstance(e, socket.gaierror) for e in chain) or any(
+            mark in words for mark in DNS_MARKS
         ):
             return f"host {host!r} not found (DNS)"
+        if any(isinstance(e, ConnectionRefusedError) for e in chain) or "refused" in words:
+            return "connection refused (nothing listens on that port)"
+        codes = {getattr(e, "errno", None) for e in chain}
+        if codes & {errno.EHOSTUNREACH, errno.ENETUNREACH}:
+            return f"host {host!r} unreachable"
         if isinstance(exc, httpx.RemoteProtocolError):
             return f"the server closed the connection without an HTTP answer ({text})"
-        if "ssl" in lowered or "certificate" in lowered:
+        if "ssl" in words or "certificate" in words:
             return f"TLS failed ({text}); is it http or https?"
         return f"{type(exc).__name__}: {text}"
 
@@ -239,9 +372,20 @@ class EndpointCheck:
         return redact_text(text)
 
 
-def _is_completion(data: Any) -> bool:
+def _causes(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and seen not in out and len(out) < 10:
+        out.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    return out
+
+
+def _is_completion(data: Any, *, text: bool = False) -> bool:
     try:
         choice = data["choices"][0]
+        if text:
+            return isinstance(choice, dict) and isinstance(choice.get("text"), str)
         return isinstance(choice, dict) and isinstance(choice.get("message"), dict)
     except (TypeError, KeyError, IndexError):
         return False

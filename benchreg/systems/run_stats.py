@@ -16,19 +16,20 @@ class RunStats:
     errors: int = 0  # samples whose request failed for good
     prompt_tokens: int = 0  # of answers received in this run
     completion_tokens: int = 0
+    reasoning_tokens: int = 0  # where the server counts them (completion_tokens_details)
     latencies: list[float] = field(default_factory=list)  # of answers received in this run
+    queued: list[float] = field(default_factory=list)  # waits for a concurrency slot
 
-    def add_usage(self, usage: dict[str, int], latency_s: float) -> None:
+    def add_usage(self, usage: dict[str, int], latency_s: float, queue_s: float = 0.0) -> None:
         self.prompt_tokens += int(usage.get("prompt_tokens", 0))
         self.completion_tokens += int(usage.get("completion_tokens", 0))
+        self.reasoning_tokens += int(usage.get("reasoning_tokens", 0))
         self.latencies.append(latency_s)
+        self.queued.append(queue_s)
 
     def as_dict(self, *, requests: int, retries: int) -> dict[str, Any]:
-        p50, p95 = (
-            (float(np.percentile(self.latencies, q)) for q in (50, 95))
-            if self.latencies
-            else (None, None)
-        )
+        p50, p95 = _quantiles(self.latencies)
+        q50, q95 = _quantiles(self.queued)
         return {
             "samples": self.samples,
             "requests": requests,  # HTTP requests made, retries included
@@ -38,6 +39,20 @@ class RunStats:
             "errors": self.errors,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
-            "latency_p50_s": None if p50 is None else round(p50, 4),
-            "latency_p95_s": None if p95 is None else round(p95, 4),
+            "reasoning_tokens": self.reasoning_tokens,
+            # latency: the request that succeeded, from sending it to its answer read; the wait
+            # for a concurrency slot before it is the queue time, apart
+            "latency_p50_s": p50,
+            "latency_p95_s": p95,
+            "queue_p50_s": q50,
+            "queue_p95_s": q95,
+            "latency_means": "request time of the answer's successful attempt, without the "
+            "wait for a concurrency slot (queue_*) or rate-limit and retry pauses",
         }
+
+
+def _quantiles(values: list[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    p50, p95 = (round(float(np.percentile(values, q)), 4) for q in (50, 95))
+    return p50, p95

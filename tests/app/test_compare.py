@@ -93,3 +93,82 @@ def test_real_sweeps_random_vs_random_and_baseline_vs_random(cli, tmp_path: Path
     assert not any(r["significant"] and r["difference"] < 0 for r in rows)
     assert (both / "compare" / "compare.svg").is_file()
     assert (both / "compare" / "compare.html").is_file()
+
+
+# --- identities, incomplete runs, CIs (issue 19, items 6 and 1) -----------------------------------
+
+SHA_A = "0123456789ab" + "c" * 52
+SHA_B = "fedcba987654" + "d" * 52
+SHARED = "predictions:results.json"
+
+
+def test_two_files_of_one_name_are_two_models(tmp_path: Path) -> None:
+    write_job(
+        tmp_path, "0", "t/x", "v", SHARED, [1, 1, 1, 0], model_id=f"predictions:sha256={SHA_A}"
+    )
+    write_job(
+        tmp_path, "1", "t/x", "v", SHARED, [0, 0, 1, 0], model_id=f"predictions:sha256={SHA_B}"
+    )
+    result = compare(tmp_path)  # two identities: two models, never merged into one side
+    assert result.rows[0].difference == pytest.approx(0.5)
+    assert f"predictions:sha256={SHA_A} ({SHARED})" in result.a
+    with pytest.raises(BenchregError, match=r"'predictions:results.json' names 2 different models"):
+        compare(tmp_path, a=SHARED, b=f"predictions:sha256={SHA_B}")
+    named = compare(tmp_path, a=f"predictions:sha256={SHA_B}", b=f"predictions:sha256={SHA_A}")
+    assert named.rows[0].difference == pytest.approx(-0.5)
+    with pytest.raises(BenchregError, match="name the same model"):
+        compare(tmp_path, a=f"predictions:sha256={SHA_A}", b=f"predictions:sha256={SHA_A}")
+
+
+def test_two_jobs_of_one_side_for_one_task_are_refused(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    write_job(a, "0", "t/x", "v", "A", [1, 0, 1])
+    write_job(a, "1", "t/x", "v", "A", [1, 1, 1])
+    write_job(b, "0", "t/x", "v", "B", [1, 0, 0])
+    with pytest.raises(BenchregError, match="side A has two jobs of model A for task t/x view v"):
+        compare(a, b)
+
+
+def test_an_incomplete_run_is_not_compared(tmp_path: Path) -> None:
+    write_job(tmp_path, "0", "t/x", "v", "A", [1, 0, 1])
+    write_job(tmp_path, "1", "t/x", "v", "B", [1, 0, 0])
+    write_job(tmp_path, "2", "t/y", "v", "A", [1, 1, 1])
+    write_job(tmp_path, "3", "t/y", "v", "B", [0, 0, 0], extra={"complete": False})
+    write_job(tmp_path, "4", "t/z", "v", "C", [0, 0, 0], extra={"complete": False})
+    result = compare(tmp_path, a="A", b="B")
+    assert [r.task for r in result.rows] == ["t/x"]
+    assert (
+        "incomplete in B (failed requests not asked again; not compared): t/y [v]" in result.notes
+    )
+    with pytest.raises(BenchregError, match=r"no finished job of model 'C' \(1 incomplete job"):
+        compare(tmp_path, a="A", b="C")
+
+
+def test_each_mean_has_its_ci_and_n(tmp_path: Path) -> None:
+    write_job(tmp_path, "0", "t/bin", "v", "A", [1] * 30 + [0] * 10)
+    write_job(tmp_path, "1", "t/bin", "v", "B", [0] * 30 + [1] * 10)
+    (row,) = compare(tmp_path).rows
+    from benchreg.core.stats import wilson_ci
+
+    assert row.ci95_a == pytest.approx(wilson_ci(30, 40)) and row.n_pairs == 40
+    assert row.ci95_b == pytest.approx(wilson_ci(10, 40))
+    written = write_comparison(compare(tmp_path), tmp_path / "out")
+    md = (tmp_path / "out" / "compare.md").read_text()
+    lo, hi = wilson_ci(30, 40)
+    assert f"| 40 | 0.7500 [{lo:.4f}, {hi:.4f}] |" in md
+    assert (tmp_path / "out" / "compare.json") in written
+
+
+@pytest.mark.slow
+def test_retrieval_runs_are_compared_per_answerable_query(cli, tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert cli("-m", "task=retrieval/conversation", f"hydra.sweep.dir={a}").returncode == 0
+    wide = cli("-m", "task=retrieval/conversation", "chunker=window", f"hydra.sweep.dir={b}")
+    assert wide.returncode == 0, wide.stderr[-1500:]
+    assert command_main(["compare", str(a), str(b)]) == 0
+    result = json.loads((a / "compare" / "compare.json").read_text())
+    (row,) = result["rows"]
+    samples = [json.loads(x) for x in next(a.glob("*/samples.jsonl")).read_text().splitlines()]
+    answerable = [s for s in samples if s["score"] is not None]
+    assert row["metric"] == "recall@10" and row["n_pairs"] == len(answerable) < len(samples)
+    assert row["difference"] is not None and row.get("note") in (None, "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,35 @@ def test_run_and_sweep_dirs_name_the_task_safely(app_config) -> None:
     run_dir = OmegaConf.to_container(cfg.hydra.run, resolve=True)["dir"]
     assert run_dir.endswith("_cblue-CMeIE-V2_dev_random")
     cfg.hydra.job.num = 3
-    assert cfg.hydra.sweep.subdir == "3_cblue-CMeIE-V2_dev_random"
+    assert cfg.hydra.sweep.subdir == "003_cblue-CMeIE-V2_dev_random"  # sorted by name = by number
+
+
+def test_folders_always_name_the_view_and_what_they_hold(app_config) -> None:
+    """The default view is in the name when `view=` is not given (issue 21, item 7), and a
+    `mode=prompts` / `mode=validate` folder is named for what it holds, not for a model."""
+
+    def run_dir(*overrides: str) -> str:
+        cfg = app_config(*overrides, hydra_node=True)
+        return OmegaConf.to_container(cfg.hydra.run, resolve=True)["dir"]
+
+    assert run_dir("task=molp2s/gap").endswith("_molp2s-gap_correct_baseline")
+    assert run_dir("task=cblue/CMeIE-V2", "model=random").endswith("_cblue-CMeIE-V2_dev_random")
+    assert run_dir("task=molp2s/gap", "mode=prompts").endswith("_molp2s-gap_correct_prompts")
+    assert run_dir("task=molp2s/gap", "view=shuffled", "mode=validate").endswith(
+        "_molp2s-gap_shuffled_validation"
+    )
+    # a task that cannot be read gets a name without a view; its run fails with the reason
+    assert run_dir("task=molp2s/nope").endswith("_molp2s-nope_baseline")
+
+
+def test_job_folders_are_zero_padded_from_the_planned_jobs(app_config, tmp_path) -> None:
+    from benchreg.app.main import _job_number
+    from benchreg.app.sweepfolder import _num
+
+    assert _job_number(7) == "007" and _job_number(7, tmp_path) == "007"
+    (tmp_path / "sweep.json").write_text(json.dumps({"jobs": [["x=1"]] * 1200}))
+    assert _job_number(7, tmp_path) == "0007"  # 1200 jobs: 4 digits
+    assert _num(tmp_path / "0007_molp2s-gap_correct_baseline") == 7
 
 
 def test_user_folder_on_hydra_searchpath(app_config, user_folder) -> None:

@@ -210,7 +210,7 @@ def test_model_predictions_keeps_its_path_placeholder_and_refuses_to_run_without
     with pytest.raises(BenchregError, match=r"model=predictions needs a file"):
         app_settings(app_part(cfg))
     settings = app_settings(app_part(compose_with(["model=predictions", "model.path=p.jsonl"])))
-    assert settings.model == {"name": "predictions", "path": "p.jsonl"}
+    assert settings.model == {"name": "predictions", "path": "p.jsonl", "label": None}
 
 
 def test_model_openai_keeps_its_model_placeholder() -> None:

@@ -21,12 +21,14 @@ class DyingServer(FakeChatServer):
 
     alive_for: int | None = None
 
-    async def _chat(self, request: Mapping[str, Any], seen: int, writer: Any) -> bool:
+    async def _chat(
+        self, request: Mapping[str, Any], seen: int, writer: Any, *args: Any, **kwargs: Any
+    ) -> bool:
         if self.alive_for is not None and seen > self.alive_for:
             self.counts["dead"] += 1
             await self._send(writer, 503, {"error": {"message": "server is gone"}})
             return True
-        return await super()._chat(request, seen, writer)
+        return await super()._chat(request, seen, writer, *args, **kwargs)
 
 
 @pytest.fixture

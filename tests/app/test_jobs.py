@@ -62,7 +62,9 @@ def test_unknown_mode_stops_before_loading(app_config, tmp_path: Path) -> None:
     assert not any(tmp_path.iterdir())
 
 
-def test_sweep_summary_is_printed_and_failures_counted(app_config, tmp_path, capsys) -> None:
+def test_sweep_summary_is_printed_and_failures_counted(
+    app_config, tmp_path, capsys, monkeypatch
+) -> None:
     ok = tmp_path / "0_molp2s-gap_baseline"
     ok.mkdir()
     run_job(app_config("task=molp2s/gap", "run.bootstrap=0"), ok)
@@ -72,7 +74,11 @@ def test_sweep_summary_is_printed_and_failures_counted(app_config, tmp_path, cap
     capsys.readouterr()
     assert report_sweep(tmp_path) == 1
     out = capsys.readouterr().out
-    assert "| 0_molp2s-gap_baseline | molp2s/gap |" in out
-    assert "failed: task molp2s/gap has no view" in out
-    assert "1 of 2 jobs succeeded." in out
+    assert "| 0_molp2s-gap_baseline | molp2s/gap |" not in out  # the per-job table: verbose
+    assert "  1_molp2s-gap_sideways_baseline: failed: task molp2s/gap has no view" in out
+    assert "1 of 2 jobs succeeded.\n1 job failed." in out
+    assert "| 0_molp2s-gap_baseline | molp2s/gap |" in (tmp_path / "summary.md").read_text()
     assert (tmp_path / "summary.md").is_file() and (tmp_path / "summary.csv").is_file()
+    monkeypatch.setenv("BENCHREG_VERBOSE", "1")
+    assert report_sweep(tmp_path) == 1
+    assert "| 0_molp2s-gap_baseline | molp2s/gap |" in capsys.readouterr().out

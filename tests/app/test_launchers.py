@@ -100,7 +100,8 @@ def test_sweep_with_a_failing_job_exits_2_and_leaves_no_process(launcher: str, t
     assert [r["status"] for r in rows] == ["ok", "ok", "failed"]
     assert "no view 'sideways'" in rows[2]["error"]
     assert "2 of 3 jobs succeeded." in result["stdout"]
-    assert "1 job(s) failed." in result["stdout"]
+    assert "1 job failed." in result["stdout"]
+    assert "Traceback" not in result["stderr"] and "leaked" not in result["stderr"]
     assert (sweep / "analysis_molp2s_views.json").is_file()
     assert (sweep / "report" / "index.html").is_file()
     assert result["alive"] == [], f"processes outlived the {launcher} sweep: {result['alive']}"

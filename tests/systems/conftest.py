@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import os
+import socket
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +17,7 @@ import pytest
 from benchreg import RunOptions, RunResult, load_task, run_task
 from benchreg.core import registry
 from benchreg.core.system import SystemContext, SystemReport
+from benchreg.core.task import Task
 from benchreg.core.types import Message, Prediction, Request, Sample
 from benchreg.systems.fake_server import FakeChatServer
 
@@ -35,7 +39,7 @@ def chat_cfg(base_url: str, **extra: Any) -> dict[str, Any]:
 
 
 def run(
-    task: str,
+    task: str | Task,
     system_cfg: dict[str, Any],
     *,
     view: str | None = None,
@@ -45,7 +49,7 @@ def run(
     batch_size: int = 64,
 ) -> RunResult:
     return run_task(
-        load_task(task),
+        load_task(task) if isinstance(task, str) else task,
         view=view,
         system_cfg=system_cfg,
         roots={},
@@ -90,19 +94,39 @@ def requests_for(n: int, prefix: str = "q") -> list[Request]:
     ]
 
 
+def build_system(system_cfg: dict[str, Any], **options: Any) -> Any:
+    """The system ``system_cfg`` names, built as the core builds it (cache off by default)."""
+    ctx = SystemContext(
+        load_task("molp2s/gap"), None, Path("."), [], options={"cache": "off", **options}
+    )
+    return registry.systems.get(system_cfg["name"])(system_cfg, ctx)
+
+
+def preflight(system_cfg: dict[str, Any], **options: Any) -> dict[str, Any] | None:
+    """Build the system and run its endpoint check; what the check found (for the report)."""
+    system = build_system(system_cfg, **options)
+
+    async def go() -> dict[str, Any] | None:
+        try:
+            await system.preflight()
+            return system.preflight_info
+        finally:
+            await system.aclose()
+
+    return asyncio.run(go())
+
+
 def predict_direct(
     system_cfg: dict[str, Any],
     requests: list[Request],
     *,
     batch_size: int = 64,
+    on_answer: Callable[[Prediction], None] | None = None,
     **options: Any,
 ) -> tuple[list[Prediction], SystemReport]:
     """Ask a system for ``requests`` in batches, as the core does; return predictions + report."""
-    spec = load_task("molp2s/gap")
-    ctx = SystemContext(
-        spec, None, Path("."), [], options={"cache": "off", "batch_size": batch_size, **options}
-    )
-    system = registry.systems.get(system_cfg["name"])(system_cfg, ctx)
+    system = build_system(system_cfg, batch_size=batch_size, **options)
+    system.on_answer = on_answer
 
     async def go() -> tuple[list[Prediction], SystemReport]:
         out: list[Prediction] = []
@@ -114,3 +138,45 @@ def predict_direct(
             await system.aclose()
 
     return asyncio.run(go())
+
+
+@pytest.fixture
+def silent_server() -> Iterator[str]:
+    """A loopback server that accepts connections and never answers (a hung server); its base
+    URL. Stopped (and every connection closed) after the test, and by itself after 60 s."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    listener.settimeout(0.1)
+    stop = threading.Event()
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        deadline = time.monotonic() + 60
+        while not stop.is_set() and time.monotonic() < deadline:
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            held.append(conn)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    finally:
+        stop.set()
+        thread.join(5)
+        for conn in held:
+            conn.close()
+        listener.close()
+
+
+def closed_port_url() -> str:
+    """A loopback URL where nothing listens (connection refused)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"

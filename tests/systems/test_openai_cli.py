@@ -27,7 +27,7 @@ def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[st
 
 @pytest.mark.slow
 def test_the_api_key_never_appears_in_outputs(fake_server, tmp_path: Path) -> None:
-    server = fake_server()
+    server = fake_server(echo_key=True, models=["fake-model"])  # it repeats the key it gets
     out = tmp_path / "run"
     env = {"BENCHREG_TEST_API_KEY": SECRET, "BENCHREG_CACHE_DIR": str(tmp_path / "cache")}
     args = [
@@ -55,6 +55,7 @@ def test_the_api_key_never_appears_in_outputs(fake_server, tmp_path: Path) -> No
     assert stats["identity"]["model"] == "fake-model"
     rows = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     assert all(row["metadata"]["usage"]["completion_tokens"] > 0 for row in rows)
+    assert all("Bearer ***redacted***" in row["raw_output"] for row in rows)  # echoed, scrubbed
     assert all(row["latency_s"] > 0 for row in rows)
 
     args[-1] = f"hydra.run.dir={tmp_path / 'again'}"
@@ -97,9 +98,8 @@ def test_a_dead_endpoint_stops_the_run_with_one_line(fake_server, tmp_path: Path
             "task=reaction_mc/single_varying",
             "model=openai",
             f"model.base_url={server.base_url}",
-            "model.model=m",
+            "model.model=fake",
             "model.max_retries=0",
-            "model.stop_early.min_requests=5",
             "run.cache=off",
             f"hydra.run.dir={tmp_path / 'run'}",
         ],
@@ -109,5 +109,51 @@ def test_a_dead_endpoint_stops_the_run_with_one_line(fake_server, tmp_path: Path
     assert "Traceback" not in result.stderr
     lines = [line for line in result.stderr.splitlines() if "stopped early" in line]
     assert len(lines) == 1, result.stderr[-2000:]
-    assert "5 of 5 requests" in lines[0] and "HTTP 503: always failing" in lines[0]
-    assert server.chat_requests <= 5 + 8  # those finished + those in flight
+    assert "4 of 4 requests" in lines[0] and "HTTP 503: always failing" in lines[0]
+    assert server.chat_requests <= 4 + 8  # those finished + those in flight
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sweep", [False, True])
+def test_a_key_typed_where_the_variable_name_belongs_is_refused_unechoed(
+    tmp_path: Path, sweep: bool
+) -> None:
+    typed = "abcdefghij0123456789KLMNOP"  # no sk- prefix: not a key by its form alone
+    args = [
+        "task=molp2s/gap",
+        "model=openai",
+        "model.model=x",
+        f"model.api_key_env={typed}",
+        f"hydra.run.dir={tmp_path / 'run'}",
+        f"hydra.sweep.dir={tmp_path / 'sweep'}",
+    ]
+    result = _cli(["-m", *args] if sweep else args, {"BENCHREG_CACHE_DIR": str(tmp_path / "c")})
+    assert result.returncode == 2
+    assert "model.api_key_env must name an environment variable" in result.stderr
+    assert typed not in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    for path in tmp_path.rglob("*"):  # nothing written that holds it (no multirun.yaml, ...)
+        assert typed not in str(path)
+        assert not path.is_file() or typed.encode() not in path.read_bytes(), path
+
+
+@pytest.mark.slow
+def test_a_dead_endpoint_is_one_line_within_seconds_and_writes_nothing(tmp_path: Path) -> None:
+    from tests.systems.conftest import closed_port_url
+
+    out = tmp_path / "run"
+    result = _cli(
+        [
+            "task=molp2s/gap",
+            "model=openai",
+            f"model.base_url={closed_port_url()}",
+            "model.model=m",
+            f"hydra.run.dir={out}",
+        ],
+        {"BENCHREG_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR")]
+    assert len(errors) == 1 and "connection refused" in errors[0], result.stderr[-2000:]
+    assert not (out / "metrics.json").exists() and not (out / "journal.jsonl").exists()

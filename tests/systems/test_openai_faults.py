@@ -77,23 +77,43 @@ def test_a_400_marks_only_that_sample(fake_server) -> None:
     assert report.notes == ["1 requests failed: HTTP 400 (1)"]
 
 
-def test_a_server_that_fails_everything_stops_the_run_early(fake_server) -> None:
+def test_a_server_that_fails_everything_stops_after_the_first_4(fake_server) -> None:
     server = fake_server(fail_all=503)
     cfg = chat_cfg(server.base_url, max_retries=1, concurrency=4)
+    tic = time.perf_counter()
     with pytest.raises(BenchregError) as info:
         predict_direct(cfg, requests_for(200))
+    assert time.perf_counter() - tic < 5
     message = str(info.value)
-    assert message.startswith("stopped early: 20 of 20 requests to http://127.0.0.1:")
+    assert message.startswith("stopped early: 4 of 4 requests to http://127.0.0.1:")
     assert "failed (last: HTTP 503: always failing after 2 attempts)" in message
     assert "check that the server is up" in message
-    assert server.chat_requests <= 2 * (20 + 4)  # 20 finished + those in flight
+    assert server.chat_requests <= 2 * (4 + 4)  # 4 finished + those in flight
+
+
+def test_initial_requests_is_configurable_and_the_rate_rule_remains(fake_server) -> None:
+    server = fake_server(fail_all=503)
+    rule = {"initial_requests": 0, "min_requests": 10, "max_error_rate": 0.8}
+    cfg = chat_cfg(server.base_url, max_retries=0, concurrency=1, stop_early=rule)
+    with pytest.raises(BenchregError, match=r"stopped early: 10 of 10 requests"):
+        predict_direct(cfg, requests_for(50))
+    rule["initial_requests"] = 2
+    with pytest.raises(BenchregError, match=r"stopped early: 2 of 2 requests"):
+        predict_direct({**cfg, "stop_early": rule}, requests_for(50))
+
+
+def test_one_answer_among_the_first_requests_keeps_the_run_going(fake_server) -> None:
+    server = fake_server(reject_if=lambda messages: "question 0" not in messages[-1]["content"])
+    cfg = chat_cfg(server.base_url, concurrency=1, stop_early={"min_requests": 8})
+    predictions, _ = predict_direct(cfg, requests_for(6))  # 1 ok + 5 failed: under 8 requests
+    assert [p.status for p in predictions] == [Status.OK] + [Status.ERROR] * 5
 
 
 def test_a_wrong_model_name_also_stops_early(fake_server) -> None:
     server = fake_server(reject_if=lambda messages: True)
-    with pytest.raises(BenchregError, match=r"stopped early: \d+ of \d+ requests"):
+    with pytest.raises(BenchregError, match=r"stopped early: 4 of 4 requests"):
         predict_direct(chat_cfg(server.base_url), requests_for(100))
-    assert server.chat_requests < 100
+    assert server.chat_requests < 20
 
 
 def test_timeouts_count_as_errors_when_retries_run_out(fake_server) -> None:

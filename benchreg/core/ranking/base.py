@@ -2,11 +2,15 @@
 metric applies to, with the count of those samples that had no scored answer.
 
 Per-sample statistics (columns): ``value``, ``counted`` (1 when the metric applies to the
-sample), ``scored`` (1 when it applies and the prediction was resolved), then any extra columns
-of the subclass. The value is ``sum(value) / sum(counted)``: an applicable sample without a
-scored prediction (missing, invalid, error) keeps ``missing_value`` (the worst value) and is
-counted as ``missing`` in the detail. ``n`` is the scored samples, ``denominator`` the
-applicable ones.
+sample), ``scored`` (1 when it applies and the prediction was resolved), ``demonstration`` (1
+when it applies and the family marked the sample as demonstration data: ``sample.meta
+["demonstration"]`` true), then any extra columns of the subclass. The value is
+``sum(value) / sum(counted)``: an applicable sample without a scored prediction (missing,
+invalid, error) keeps ``missing_value`` (the worst value) and is counted as ``missing`` in the
+detail. ``n`` is the scored samples, ``denominator`` the applicable ones; with a denominator of
+0 the value is null in metrics.json (``MetricValue.as_json``). When any applicable sample is
+demonstration data the detail says so beside the gate (``data: "demonstration data, not a
+benchmark"``): a gate passed on gold written by the project itself proves nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from benchreg.core.ranking.gate import Gate
 from benchreg.core.ranking.resolution import ResolvedRanking, resolved_of
 from benchreg.core.types import Prediction, Sample
 
-VALUE, COUNTED, SCORED = 0, 1, 2
+VALUE, COUNTED, SCORED, DEMO = 0, 1, 2, 3
+BASE_COLUMNS = 4
+DEMONSTRATION = "demonstration data, not a benchmark"
 
 
 class RankingMetric(Metric):
@@ -44,16 +50,21 @@ class RankingMetric(Metric):
         return ()
 
     def stats(self, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> np.ndarray:
-        rows = np.zeros((len(samples), 3 + len(self.extra_columns)))
+        rows = np.zeros((len(samples), BASE_COLUMNS + len(self.extra_columns)))
         for i, (sample, prediction) in enumerate(zip(samples, predictions, strict=True)):
             if not self.applies(sample):
                 continue
             resolved = resolved_of(prediction)
             value = self.missing_value if resolved is None else self.value(sample, resolved)
-            rows[i, :3] = (value, 1.0, float(resolved is not None))
+            demo = float(bool(sample.meta.get("demonstration")))
+            rows[i, :BASE_COLUMNS] = (value, 1.0, float(resolved is not None), demo)
             if self.extra_columns:
-                rows[i, 3:] = self.extras(sample, resolved)
+                rows[i, BASE_COLUMNS:] = self.extras(sample, resolved)
         return rows
+
+    def query_scores(self, stats: np.ndarray) -> np.ndarray:
+        value = np.where(stats[:, COUNTED] > 0, stats[:, VALUE], np.nan)
+        return value.reshape(-1, 1)
 
     def reduce(self, totals: np.ndarray, n: int) -> np.ndarray:
         totals = np.asarray(totals, dtype=float)
@@ -65,11 +76,17 @@ class RankingMetric(Metric):
 
     def detail(self, stats: np.ndarray) -> dict[str, Any]:
         totals = stats.sum(axis=0)
+        if not len(totals):
+            totals = np.zeros(BASE_COLUMNS + len(self.extra_columns))
         out: dict[str, Any] = {"missing": int(totals[COUNTED] - totals[SCORED])}
-        out.update({name: int(totals[3 + i]) for i, name in enumerate(self.extra_columns)})
+        out.update(
+            {name: int(totals[BASE_COLUMNS + i]) for i, name in enumerate(self.extra_columns)}
+        )
         if self.gate is not None:
             if totals[COUNTED] > 0:
                 out.update(self.gate.report(float(self.reduce(totals, len(stats))[0])))
             else:
                 out.update({"gate": str(self.gate), "pass": None})  # nothing to judge
+        if totals[DEMO] > 0:
+            out.update({"data": DEMONSTRATION, "demonstration_entries": int(totals[DEMO])})
         return out

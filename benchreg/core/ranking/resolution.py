@@ -6,7 +6,10 @@ the query's time; ``foreign_holder``: from another holder's memory). The ranking
 only this record, so they work for any family. Ranks are 1-based.
 
 The record is compact: per gold item the rank of the first result that hits it (0 = never), and
-per flag the ranks where it is true or unknown, so a 100-result list costs a few integers.
+per flag the ranks where it is true or unknown, so a 100-result list costs a few integers. It
+may also carry the extent of the first results (``extents``, in ``extent_unit``: e.g. pages,
+turns, seconds, lines; None where the resolver cannot tell), which `context_at_k` averages so
+that coarse results are visible beside recall.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ class ResolvedRanking:
     unknown: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # flag -> ranks (unknown)
     max_score: float | None = None  # highest non-null score
     n_unscored: int = 0  # results with a null score
+    extents: tuple[float | None, ...] = ()  # extent of the first results, in rank order
+    extent_unit: str | None = None  # the unit of ``extents`` (pages, turns, seconds, ...)
 
     @property
     def n_gold(self) -> int:
@@ -44,7 +49,7 @@ class ResolvedRanking:
         return any(k is None or r <= k for r in self.unknown.get(flag, ()))
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "n_results": self.n_results,
             "first_hit": list(self.first_hit),
             "flagged": {k: list(v) for k, v in self.flagged.items()},
@@ -52,6 +57,10 @@ class ResolvedRanking:
             "max_score": self.max_score,
             "n_unscored": self.n_unscored,
         }
+        if self.extent_unit is not None:
+            out["extents"] = list(self.extents)
+            out["extent_unit"] = self.extent_unit
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ResolvedRanking:
@@ -62,6 +71,8 @@ class ResolvedRanking:
             unknown={k: tuple(v) for k, v in (data.get("unknown") or {}).items()},
             max_score=data.get("max_score"),
             n_unscored=int(data.get("n_unscored", 0)),
+            extents=tuple(None if e is None else float(e) for e in data.get("extents") or ()),
+            extent_unit=data.get("extent_unit"),
         )
 
 

@@ -151,11 +151,63 @@ def _type_name(value: Any) -> str:
 # --- schemas (registered by answer shape) ------------------------------------------------------
 
 
+# --- the answers as JSON Schemas (`model.structured=json_schema`) -----------------------------
+#
+# The JSON a model writes under a schema IS the structured answer (the results.json format the
+# item models above state), so these schemas set `json_is_answer`: the decoded JSON goes to
+# `check` as a predictions file's answer does, and the text parsers (which read the prompt's
+# `<type>实体：...` lines, not JSON) are not asked. The field an item takes from the sample's
+# answer choices (an entity type, a predicate, a chosen term, an attribute) is an enum of them.
+
+CHOICE_FIELD = {
+    "cblue_entities": "type",
+    "cblue_triples": "predicate",
+    "cblue_normalizations": "entity",
+    "cblue_entity_attrs": "attr",
+}
+LIST_ITEMS = {
+    "cblue_entities": Entity,
+    "cblue_triples": Triple,
+    "cblue_events": Event,
+    "cblue_normalizations": Normalization,
+    "cblue_entity_attrs": EntityAttr,
+}
+
+
+@cache
+def _item_schema(name: str) -> dict[str, Any]:
+    schema = LIST_ITEMS[name].model_json_schema(by_alias=True)
+    schema.pop("title", None)
+    schema.pop("description", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return schema
+
+
+def _sample_choices(sample: Sample) -> list[str]:
+    choices = sample.input.get("answer_choices")
+    return [str(c) for c in choices] if isinstance(choices, list) else []
+
+
 class ListAnswer:
     """A list of item objects (all extraction tasks)."""
 
+    json_is_answer = True
+
     def __init__(self, name: str) -> None:
         self.name = name
+
+    def json_schema(self, sample: Sample) -> dict[str, Any] | None:
+        """An array of the task's item objects; the field the sample's answer choices name (an
+        entity type, a predicate, ...) one of them."""
+        if self.name not in LIST_ITEMS:
+            return None
+        item = json.loads(json.dumps(_item_schema(self.name)))
+        field_name = CHOICE_FIELD.get(self.name)
+        choices = _sample_choices(sample)
+        if field_name is not None and choices:
+            item["properties"][field_name] = {"type": "string", "enum": choices}
+        return {"type": "array", "items": item}
 
     def check(self, answer: Any, sample: Sample) -> Checked:
         if not isinstance(answer, list):
@@ -192,6 +244,18 @@ class LabelAnswer:
     parsers make it invalid)."""
 
     name = "cblue_label"
+    json_is_answer = True
+
+    def json_schema(self, sample: Sample) -> dict[str, Any] | None:
+        """One of the labels: the sample's answer choices that are official labels, in the
+        prompt's order (plus 非上述类型 where the task has it), else every official label."""
+        labels = _official_labels(sample)
+        if not labels:
+            return None
+        enum = [c for c in _sample_choices(sample) if c in labels]
+        if NOT_LISTED in labels and NOT_LISTED not in enum:
+            enum.append(NOT_LISTED)
+        return {"type": "string", "enum": enum if enum else sorted(labels)}
 
     def check(self, answer: Any, sample: Sample) -> Checked:
         if not isinstance(answer, str):
@@ -224,6 +288,10 @@ class ReplyAnswer:
     """MedDG: the doctor's next reply."""
 
     name = "cblue_reply"
+    json_is_answer = True
+
+    def json_schema(self, sample: Sample) -> dict[str, Any] | None:
+        return {"type": "string"}
 
     def check(self, answer: Any, sample: Sample) -> Checked:
         if not isinstance(answer, str):
@@ -240,6 +308,16 @@ class ReportAnswer:
     """IMCS-V2-MRG: an object of report sections, or a report string split by its headings."""
 
     name = "cblue_report"
+    json_is_answer = True
+
+    def json_schema(self, sample: Sample) -> dict[str, Any] | None:
+        """An object of the six report sections, each a string."""
+        return {
+            "type": "object",
+            "properties": {section: {"type": "string"} for section in REPORT_SECTIONS},
+            "required": list(REPORT_SECTIONS),
+            "additionalProperties": False,
+        }
 
     def check(self, answer: Any, sample: Sample) -> Checked:
         if isinstance(answer, str):

@@ -31,12 +31,14 @@ what gold given as text means (an empty `target` of a test split).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import ParseError
+from benchreg.core.text import split_reasoning
 from benchreg.core.types import Degraded, Sample
 from benchreg.families.cblue.catalogue import REPORT_SECTIONS
 from benchreg.families.cblue.formats import (
@@ -360,5 +362,19 @@ PARSERS: dict[str, Callable[[str, Sample], Any]] = {
     "cblue_imcs_v2_sr": _sr,
 }
 
+def without_reasoning(parser: Callable[[str, Sample], Any]) -> Callable[[str, Sample], Any]:
+    """``parser`` on the reply with its reasoning blocks removed (the core's one helper,
+    :func:`benchreg.core.text.split_reasoning`), as every family's parser does: a reply that
+    starts with `<think>...</think>` is read by what follows it. A reply without reasoning is
+    read exactly as given (the official post-processing's line rules see its every line)."""
+
+    @functools.wraps(parser)
+    def read(text: str, sample: Sample) -> Any:
+        split = split_reasoning(text)
+        return parser(split.answer if split.reasoning is not None else text, sample)
+
+    return read
+
+
 for _name, _parser in PARSERS.items():
-    registry.parsers.add(_name, _parser)
+    registry.parsers.add(_name, without_reasoning(_parser))

@@ -1,63 +1,176 @@
-"""PromptCBLUE's part of a sweep report: per-task scores and the overall score."""
+"""PromptCBLUE's part of a sweep report: the overall score with its 95% CI and each task's primary
+metric (the headline), and the per-task scores as a figure, from `analysis_cblue_overall.json`
+(``families/cblue/analysis.py``) and the jobs' metrics.json records."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchreg.core import registry
-from benchreg.core.reporting import ReportPart, analysis_figure
+from benchreg.core.reporting import Cell, Headline, ReportInput, ReportPart, analysis_figure
+from benchreg.core.summary import ND_NOTE, support
+
+ANALYSIS = "cblue_overall"
+Z95 = 1.959964
+
+
+def _number(x: Any) -> float | None:
+    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) else None
+
+
+def _ci(ci: Any) -> tuple[float, float] | None:
+    if isinstance(ci, Sequence) and len(ci) == 2 and all(_number(c) is not None for c in ci):
+        return float(ci[0]), float(ci[1])
+    return None
+
+
+def overall_ci(tasks: Mapping[str, Mapping[str, Any]]) -> tuple[float, float] | None:
+    """A 95% CI of the mean of the task scores: the tasks are independent samples, so the mean's
+    standard error is sqrt(sum of SE_i^2) / k, each task's SE_i read from its own 95% CI as
+    (hi - lo) / (2 x 1.96) (a normal approximation). None when a task has no CI."""
+    values, errors = [], []
+    for task in tasks.values():
+        value, ci = _number(task.get("value")), _ci(task.get("ci95"))
+        if value is None or ci is None:
+            return None
+        values.append(value)
+        errors.append((ci[1] - ci[0]) / (2 * Z95))
+    if not values:
+        return None
+    mean = sum(values) / len(values)
+    half = Z95 * math.sqrt(sum(e * e for e in errors)) / len(values)
+    return max(0.0, mean - half), min(1.0, mean + half)
+
+
+def _value_ci(value: Any, ci: tuple[float, float] | None) -> str:
+    number = _number(value)
+    if number is None:
+        return "n/a"
+    return f"{number:.4f} [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else f"{number:.4f}"
+
+
+def _records_by_job(data: ReportInput) -> dict[str, Mapping[str, Any]]:
+    return {str(r.get("job")): r for r in data.records if r.get("job")}
+
+
+def headline(data: ReportInput) -> Headline | None:
+    """Per (model, view): the overall score (mean of the 16 tasks' primary metrics) with its
+    95% CI first, then every task's primary metric with its CI and n/denominator."""
+    analysis = data.analysis(ANALYSIS)
+    groups = [g for g in (analysis or {}).get("groups") or [] if g.get("tasks")]
+    if not groups:
+        return None
+    several = len(groups) > 1
+    records = _records_by_job(data)
+    columns = [
+        *(["model", "view"] if several else []),
+        "task",
+        "metric",
+        "value [95% CI]",
+        "n/denominator",
+        "not ok",
+    ]
+    rows: list[list[Any]] = []
+    for group in groups:
+        lead = [group.get("model"), group.get("view")] if several else []
+        tasks = group["tasks"]
+        ci = overall_ci(tasks)
+        total = group.get("denominator_tasks", 16)
+        if group.get("complete"):
+            label = Cell(f"OVERALL (mean of {total} tasks)", "pass")
+            value = _value_ci(group.get("overall"), ci)
+        else:
+            label = Cell(f"mean of {len(tasks)} of {total} tasks: not the overall", "fail")
+            value = _value_ci(group.get("mean_of_present"), ci)
+        rows.append([*lead, label, "", value, f"{len(tasks)}/{total} tasks", ""])
+        for name in sorted(tasks):
+            task = tasks[name]
+            record = records.get(str(task.get("job")))
+            if record is not None:
+                metric = (record.get("metrics") or {}).get(task.get("metric")) or task
+                sup = support(record, metric)
+                nd, gap = sup.text, sup.not_ok_text
+            else:
+                nd, gap = f"{task.get('n')}/{task.get('denominator')}", ""
+            rows.append(
+                [
+                    *lead,
+                    name,
+                    task.get("metric") or "",
+                    _value_ci(task.get("value"), _ci(task.get("ci95"))),
+                    nd,
+                    gap,
+                ]
+            )
+    title = "PromptCBLUE: the overall score and each task's primary metric"
+    if not several:
+        title += f" ({groups[0].get('model')}, view {groups[0].get('view')})"
+    footnotes = [
+        f"Overall: {(analysis or {}).get('definition') or 'the mean of the tasks primary metrics'}"
+        ". With tasks missing, the mean of those present is shown, never as the overall.",
+        "Overall 95% CI: normal approximation from the tasks' own 95% CIs (tasks independent; "
+        "each task's standard error read as CI width / 3.92).",
+        ND_NOTE,
+    ]
+    missing = sorted({t for g in groups for t in g.get("missing_tasks") or []})
+    if missing:
+        footnotes.append(f"Tasks missing from the sweep: {', '.join(missing)}.")
+    return Headline(title, columns, rows, footnotes)
 
 
 def cblue_tasks(analysis: Mapping[str, Any]) -> str | None:
-    """Per-task primary score per (model, view) group, and the overall score as the last bar."""
+    """Per-task primary score per (model, view) group, the overall score first: horizontal bars
+    with the value at each bar, the task names readable on the left."""
     from matplotlib.figure import Figure
 
-    from benchreg.core.figures import PALETTE, error_bar, finite, to_svg
+    from benchreg.core.figures import PALETTE, error_bar, finite, to_svg, value_labels
 
     groups = [g for g in analysis.get("groups") or [] if g.get("tasks")]
     if not groups:
         return None
-    fig = Figure(figsize=(10, 3.6 * len(groups)))
+    heights = [0.3 * (len(g["tasks"]) + 1) + 1.0 for g in groups]
+    fig = Figure(figsize=(8.5, sum(heights)))
+    grid = fig.add_gridspec(len(groups), 1, height_ratios=heights)
     for k, group in enumerate(groups):
-        ax = fig.add_subplot(len(groups), 1, k + 1)
+        ax = fig.add_subplot(grid[k])
         names = sorted(group["tasks"])
-        values = [group["tasks"][t].get("value") for t in names]
-        values = [v if finite(v) else 0.0 for v in values]
-        errs = [
-            error_bar(v, group["tasks"][t].get("ci95"))
-            for v, t in zip(values, names, strict=True)
+        overall = group.get("overall") if group.get("complete") else group.get("mean_of_present")
+        ci = overall_ci(group["tasks"])
+        labels = [
+            "OVERALL" if group.get("complete") else f"mean of {len(names)} tasks (incomplete)",
+            *(f"{t} ({group['tasks'][t].get('metric', '')})" for t in names),
         ]
-        ax.bar(
-            range(len(names)),
+        values = [overall, *(group["tasks"][t].get("value") for t in names)]
+        cis = [ci, *(group["tasks"][t].get("ci95") for t in names)]
+        values = [v if finite(v) else 0.0 for v in values]
+        errs = [error_bar(v, c) for v, c in zip(values, cis, strict=True)]
+        colors = [PALETTE[1], *([PALETTE[0]] * len(names))]
+        bars = ax.barh(
+            range(len(labels)),
             values,
             0.7,
-            yerr=[[e[0] for e in errs], [e[1] for e in errs]],
+            xerr=[[e[0] for e in errs], [e[1] for e in errs]],
             capsize=2,
-            color=PALETTE[0],
-            label="task score (95% CI)",
+            error_kw={"lw": 0.7, "ecolor": "#555"},
+            color=colors,
         )
-        overall = group.get("overall")
-        labels = [f"{t} ({group['tasks'][t].get('metric', '')})" for t in names]
-        if finite(overall):
-            ax.bar([len(names)], [overall], 0.7, color=PALETTE[1], label="overall")
-            ax.text(len(names), overall + 0.02, f"{overall:.3f}", ha="center", fontsize=7)
-            state = "" if group.get("complete", True) else " (incomplete)"
-            labels.append(f"OVERALL{state}")
-        ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=7)
-        ax.set_ylim(0, 1.05)
-        ax.set_ylabel("score")
+        value_labels(ax, bars, values, [e[1] for e in errs], horizontal=True, digits=3)
+        ax.set_yticks(range(len(labels)), labels, fontsize=8)
+        ax.get_yticklabels()[0].set_fontweight("bold")
+        ax.set_ylim(len(labels) - 0.5, -0.5)
+        ax.set_xlim(0, 1.12)
+        ax.set_xlabel("score (95% CI; the value at each bar)", fontsize=8)
         ax.set_title(f"PromptCBLUE: {group.get('model')} view={group.get('view')}", fontsize=9)
-        ax.legend(fontsize=7, loc="upper right")
-        ax.grid(axis="y", alpha=0.3)
+        ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return to_svg(fig)
 
 
 CAPTION = (
-    "PromptCBLUE per-task scores (95% CI) and the overall score (analysis_cblue_overall.json)"
+    "PromptCBLUE overall score (first bar, orange; 95% CI from the tasks' CIs) and per-task "
+    "scores (95% CI) with the value at each bar (analysis_cblue_overall.json)"
 )
-figures = analysis_figure(
-    "cblue_overall", "cblue_analysis", cblue_tasks, CAPTION
-)
-registry.report_parts.add("cblue", ReportPart(figures=figures))
+figures = analysis_figure(ANALYSIS, "cblue_analysis", cblue_tasks, CAPTION)
+registry.report_parts.add("cblue", ReportPart(figures=figures, headline=headline))

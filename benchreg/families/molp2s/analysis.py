@@ -8,17 +8,21 @@ significance level ``alpha`` (default 0.05), both tests one-sided exact McNemar,
     loses more records than it gains (correct hit, shuffled miss > the reverse) with p < alpha.
 (b) donor-directed flip: on each counterfactual record, "lands on the donor" (the record's label)
     for the counterfactual answer vs for the model's own answer to the same masked graph and
-    candidates when the property is not informative: its structure_only answer; when no
-    structure_only run is in the sweep, its correct-view answer (the weaker baseline: that property
-    points to the source, away from the donor, so any change of answer looks like a move towards
-    the donor more often than it would against a property-free baseline; the verdict says so).
-    Passes when more records move onto the donor than off it with p < alpha.
+    candidates without the property: its structure_only answer. Passes when more records move
+    onto the donor than off it with p < alpha. There is no substitute baseline: the correct-view
+    answer follows the correct property, which points away from the donor, so against it a model
+    that answers every counterfactual record by structure alone (a system that never flips) shows
+    "moves onto the donor" that are its structural choices. Without a structure_only run the flip
+    is not run: the verdict is "not testable: needs the structure_only view", never "supported".
 
-"supported" needs (a) and (b) to pass. A test whose views are absent is not run: the verdict is
-"not testable (missing view X)", never "supported"; a test that was run and failed makes the
-verdict "not supported". Bundled directories (property_bundle: electronic, magnetic_resonance,
-vibrational; all_properties) get a bundle verdict: it is about the bundle as a whole, not about any
-of its properties. The counterfactual donor-hit rate against chance is printed for context only.
+Claims only with their evidence: "supported" needs (a) and (b) to be run and to pass. A test
+whose views are absent is not run ("not testable: needs the X view"); a test that was run and
+failed makes the verdict "not supported". A bundled directory (prompt family property_bundle:
+electronic, magnetic_resonance, vibrational; all_properties) holds several properties at once,
+while the spec scopes a use claim to one property: its verdict is about the bundle as a whole, not
+any one of its properties, and never uses the words of a one-property use claim ("supported",
+"use claim"): "bundle: both tests pass", "bundle: a test fails", "bundle: not testable". The
+counterfactual donor-hit rate against chance is printed for context only.
 """
 
 from __future__ import annotations
@@ -66,12 +70,16 @@ RULE = (
     "Use claim supported iff (a) shuffle drop: correct vs shuffled, paired on record_id, more "
     "records lost than gained, one-sided exact McNemar p < {alpha}; AND (b) donor-directed flip: "
     "on counterfactual records, more answers move onto the donor than off it relative to the "
-    "model's own answer for the same record without an informative property (structure_only; "
-    "without a structure_only run, the correct-view answer: weaker baseline), one-sided exact "
-    "McNemar p < {alpha}. A test without its views is not run: 'not testable (missing view X)'. "
-    "Bundles (property_bundle, all_properties) get one verdict for the bundle as a whole. "
+    "model's own structure_only answer for the same record (the property omitted), one-sided "
+    "exact McNemar p < {alpha}. A test without its views is not run: without the structure_only "
+    "run the verdict is 'not testable: needs the structure_only view' (no other baseline stands "
+    "in for it), never 'supported'. A bundle (property_bundle, all_properties: several "
+    "properties at once) gets a verdict about the bundle as a whole, not about any one of its "
+    "properties, worded 'bundle: both tests pass' / 'bundle: a test fails' / 'bundle: not "
+    "testable', never as a use claim (the spec scopes one to one model and one property). "
     "Donor rate vs chance is context, not part of the rule."
 )
+BASELINE_VIEW = "structure_only"  # the flip's only baseline: the same record without the property
 HEADER = [
     "directory",
     "scope",
@@ -79,7 +87,7 @@ HEADER = [
     "(a) shuffle drop",
     "(b) donor-directed flip",
     "donor vs chance (context)",
-    "use claim",
+    "verdict (use claim: one property; bundle: the bundle as a whole)",
 ]
 
 
@@ -196,8 +204,10 @@ def pair_counterfactual(
 
 
 def donor_flip(
-    cf: JobRecord, baseline: JobRecord, baseline_view: str, alpha: float
+    cf: JobRecord, baseline: JobRecord, alpha: float, baseline_view: str = BASELINE_VIEW
 ) -> dict[str, Any]:
+    """Test (b) of the counterfactual answers against ``baseline``'s answers (the model's
+    structure_only run: the rule uses no other)."""
     pairs, unpaired = pair_counterfactual(cf, baseline)
     on_donor_cf = {k: cf_row.get("score") == 1.0 for k, (cf_row, _) in pairs.items()}
     on_donor_base = {
@@ -212,7 +222,6 @@ def donor_flip(
         "test": "one-sided exact McNemar, counterfactual answer on the donor vs the "
         f"{baseline_view} answer on the donor, paired per counterfactual record",
         "baseline": baseline_view,
-        "weaker_baseline": baseline_view != "structure_only",
         "n_counterfactual": len(cf.samples),
         "n_pairs": n,
         "unpaired": {k: v for k, v in unpaired.items() if v},
@@ -246,10 +255,35 @@ def donor_vs_chance(cf: JobRecord) -> dict[str, Any]:
 # --- the claim ----------------------------------------------------------------------------------
 
 
+PROPERTY_VERDICTS = {"pass": "supported", "fail": "not supported", "untestable": "not testable"}
+# A bundle's verdicts: about the bundle as a whole, never in the words of a use claim.
+BUNDLE_VERDICTS = {
+    "pass": "bundle: both tests pass",
+    "fail": "bundle: a test fails",
+    "untestable": "bundle: not testable",
+}
+
+
+def _ordered(views: Sequence[str]) -> list[str]:
+    return [v for v in VIEW_ORDER if v in views]
+
+
+def _needs(views: Sequence[str]) -> str:
+    """`needs the structure_only view`, `needs the shuffled and counterfactual views`, ..."""
+    if len(views) == 1:
+        return f"needs the {views[0]} view"
+    return f"needs the {', '.join(views[:-1])} and {views[-1]} views"
+
+
 def use_claim(
     views: Mapping[str, JobRecord], scope: Mapping[str, Any], alpha: float = 0.05
 ) -> dict[str, Any]:
-    """The verdict for one model and one directory, with both tests and their n and p."""
+    """The verdict for one model and one directory, with both tests and their n and p.
+
+    ``verdict`` is "supported" / "not supported" / "not testable" for a single property and
+    "bundle: both tests pass" / "bundle: a test fails" / "bundle: not testable" for a bundle;
+    ``text`` says why (``use_claim`` holds it too, for a single property only).
+    """
     result: dict[str, Any] = {
         "scope": dict(scope),
         "views": {v: _view_stats(views[v]) for v in VIEW_ORDER if v in views},
@@ -264,15 +298,10 @@ def use_claim(
         need = [v for v in ("correct", "shuffled") if v not in views]
         tests["shuffle_drop"] = {"passed": None, "missing_views": need}
         missing += need
-    baseline_view = next((v for v in ("structure_only", "correct") if v in views), None)
-    if "counterfactual" in views and baseline_view is not None:
-        tests["donor_flip"] = donor_flip(
-            views["counterfactual"], views[baseline_view], baseline_view, alpha
-        )
+    if "counterfactual" in views and BASELINE_VIEW in views:
+        tests["donor_flip"] = donor_flip(views["counterfactual"], views[BASELINE_VIEW], alpha)
     else:
-        need = [v for v in ("counterfactual",) if v not in views]
-        if baseline_view is None:
-            need.append("structure_only (or correct)")
+        need = [v for v in ("counterfactual", BASELINE_VIEW) if v not in views]
         tests["donor_flip"] = {"passed": None, "missing_views": need}
         missing += [v for v in need if v not in missing]
     if "counterfactual" in views:
@@ -287,24 +316,30 @@ def use_claim(
         )
         if test["passed"] is False
     ]
+    untested = [
+        f"{name} not testable: {_needs(_ordered(test['missing_views']))}"
+        for name, test in (("shuffle drop", drop), ("donor-directed flip", flip))
+        if test["passed"] is None
+    ]
     if failed:
-        verdict = "not supported"
-        text = "not supported: " + "; ".join(failed)
-        if missing:
-            text += f"; other test not testable (missing view {', '.join(missing)})"
+        outcome, reason = "fail", "; ".join(failed + untested)
     elif missing:
-        verdict = "not testable"
-        text = f"not testable (missing view {', '.join(missing)})"
+        outcome, reason = "untestable", f"not testable: {_needs(_ordered(missing))}"
     else:
-        verdict = "supported"
-        text = "supported"
-        if flip.get("weaker_baseline"):
-            text += " (flip measured against the correct-view answer: weaker baseline, no "
-            text += "structure_only run)"
+        outcome, reason = "pass", "shuffle drop and donor-directed flip both pass"
     if scope["kind"] == "bundle":
-        text += f" [bundle {scope['directory']}: the verdict is about the bundle as a whole]"
+        verdict = BUNDLE_VERDICTS[outcome]
+        inner = ", ".join(scope["properties"]) or "several properties"
+        text = (
+            f"bundle {scope['directory']} ({inner}) as a whole: {reason}; this is about the "
+            "bundle, not about any one of its properties"
+        )
+    else:
+        verdict = PROPERTY_VERDICTS[outcome]
+        text = {"pass": verdict, "fail": f"{verdict}: {reason}", "untestable": reason}[outcome]
+        result["use_claim"] = text
     result["verdict"] = verdict
-    result["use_claim"] = text
+    result["text"] = text
     return result
 
 
@@ -329,9 +364,8 @@ def _flip_cell(flip: Mapping[str, Any]) -> str:
     if flip["passed"] is None:
         return f"not run (missing {', '.join(flip['missing_views'])})"
     mark = "pass" if flip["passed"] else "fail"
-    weaker = ", weaker baseline" if flip["weaker_baseline"] else ""
     return (
-        f"vs {flip['baseline']}{weaker}: to donor {flip['to_donor']}, from donor "
+        f"vs {flip['baseline']}: to donor {flip['to_donor']}, from donor "
         f"{flip['from_donor']} of n={flip['n_pairs']} pairs "
         f"({flip['donor_rate_counterfactual']:.3f} vs {flip['donor_rate_baseline']:.3f}); "
         f"p={flip['p_one_sided']:.3g} → {mark}"
@@ -389,7 +423,7 @@ def cross_view(jobs: Sequence[JobRecord], alpha: float = 0.05) -> AnalysisReport
                     _drop_cell(tests["shuffle_drop"]),
                     _flip_cell(tests["donor_flip"]),
                     _chance_cell(claim.get("donor_vs_chance")),
-                    f"**{claim['use_claim']}** (rule: (a) and (b), one-sided, α={alpha})",
+                    f"**{claim['text']}** (rule: (a) and (b), one-sided, α={alpha})",
                 ]
             )
         data["models"][label] = per_task

@@ -1,4 +1,7 @@
-"""MolP2S's part of a sweep report: accuracy by view per property with the use-claim verdict."""
+"""MolP2S's part of a sweep report: the property x view accuracy matrix with the use-claim verdict
+per property (the headline), and accuracy by view per property (the figure), both from
+`analysis_molp2s_views.json` (``families/molp2s/analysis.py``). Verdict strings are shown as the
+analysis words them; the colour of a verdict comes from its tests' outcomes, never its wording."""
 
 from __future__ import annotations
 
@@ -6,77 +9,200 @@ from collections.abc import Mapping
 from typing import Any
 
 from benchreg.core import registry
-from benchreg.core.reporting import ReportPart, analysis_figure
+from benchreg.core.reporting import Cell, Headline, ReportInput, ReportPart, analysis_figure
+
+ANALYSIS = "molp2s_views"
+VIEW_ORDER = ("correct", "shuffled", "counterfactual", "structure_only")
+SHORT = {
+    "supported": "SUPPORTED",
+    "not supported": "not supported",
+    "not testable": "not testable",
+    # a bundle's verdict is about the bundle, never a use claim
+    "bundle: both tests pass": "bundle: both pass",
+    "bundle: a test fails": "bundle: a test fails",
+    "bundle: not testable": "bundle: not testable",
+}
+
+
+def _short(claim: Mapping[str, Any]) -> str:
+    """The verdict under a property's bars (SUPPORTED only for a one-property use claim)."""
+    return SHORT.get(str(claim.get("verdict") or ""), "n/a")
+
+
+def _views(models: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The views the analysis holds, in the spec's order (others after it)."""
+    found = {v for tasks in models.values() for c in tasks.values() for v in c.get("views") or {}}
+    return [v for v in VIEW_ORDER if v in found] + sorted(found - set(VIEW_ORDER))
+
+
+def _number(x: Any) -> float | None:
+    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) else None
+
+
+NBSP = "\u00a0"  # keeps a CI on one line when a narrow terminal wraps the cell
+
+
+def _accuracy(cell: Mapping[str, Any] | None) -> str:
+    if not cell or _number(cell.get("accuracy")) is None:
+        return "-"
+    ci = cell.get("ci95") or []
+    if len(ci) == 2 and all(_number(c) is not None for c in ci):
+        return f"{cell['accuracy']:.2f} [{ci[0]:.2f},{NBSP}{ci[1]:.2f}]"
+    return f"{cell['accuracy']:.2f}"
+
+
+def _p(test: Mapping[str, Any]) -> str:
+    p = _number(test.get("p_one_sided"))
+    return "" if p is None else f"p={p:.2g}"
+
+
+def _outcome(test: Mapping[str, Any]) -> str:
+    return {True: "pass", False: "fail"}.get(test.get("passed"), "not run")
+
+
+def _missing(test: Mapping[str, Any]) -> str:
+    views = test.get("missing_views") or []
+    return f"not run: needs {', '.join(views)}" if views else "not run"
+
+
+def _test(mark: str, test: Mapping[str, Any]) -> str:
+    """`(a) pass p=0.00049 n=16`: the outcome, one-sided p and pairs of one test."""
+    if test.get("passed") is None:
+        return f"{mark} {_missing(test)}"
+    return f"{mark} {_outcome(test)} {_p(test)} n={test.get('n_pairs')}"
+
+
+def _tests(tests: Mapping[str, Any]) -> str:
+    """Both tests of the use claim, one a line."""
+    return "\n".join(
+        (
+            _test("(a)", tests.get("shuffle_drop") or {}),
+            _test("(b)", tests.get("donor_flip") or {}),
+        )
+    )
+
+
+def _verdict(claim: Mapping[str, Any]) -> Cell:
+    """The verdict as the analysis words it; green when both tests passed, red when one was run
+    and failed."""
+    tests = claim.get("tests") or {}
+    outcomes = [(tests.get(t) or {}).get("passed") for t in ("shuffle_drop", "donor_flip")]
+    tone = "pass" if outcomes == [True, True] else "fail" if False in outcomes else None
+    return Cell(str(claim.get("verdict") or "n/a"), tone)
+
+
+def headline(data: ReportInput) -> Headline | None:
+    """Per model and property: accuracy per view with its Wilson 95% CI, the verdict, and the
+    two tests of the use claim with their n and one-sided p."""
+    analysis = data.analysis(ANALYSIS)
+    if analysis is None:
+        return None
+    models = {m: t for m, t in (analysis.get("models") or {}).items() if isinstance(t, dict) and t}
+    if not models:
+        return None
+    views = _views(models)
+    several = len(models) > 1
+    columns = [
+        *(["model"] if several else []),
+        "property",
+        *views,
+        "use-claim verdict",
+        "tests: (a) shuffle drop, (b) donor flip",
+    ]
+    rows: list[list[Any]] = []
+    for model in sorted(models):
+        for task in sorted(models[model]):
+            claim = models[model][task]
+            tests = claim.get("tests") or {}
+            rows.append(
+                [
+                    *([model] if several else []),
+                    task.split("/")[-1],
+                    *(_accuracy((claim.get("views") or {}).get(v)) for v in views),
+                    _verdict(claim),
+                    _tests(tests),
+                ]
+            )
+    alpha = analysis.get("alpha", 0.05)
+    title = "MolP2S: accuracy by view and the use-claim verdict per property"
+    if not several:
+        title += f" ({next(iter(models))})"
+    footnotes = [
+        "Cells: accuracy [Wilson 95% CI] of each view's job.",
+        f"A use claim is supported when (a) the shuffle drop (correct vs shuffled, paired on "
+        f"record) and (b) the donor-directed flip (counterfactual vs structure_only, paired) both "
+        f"pass: one-sided exact McNemar, p < {alpha}; n = the record pairs each test used. A "
+        "bundle's verdict is about the bundle as a whole.",
+        f"The full rule and the donor rate against chance: analysis_{ANALYSIS}.md.",
+    ]
+    return Headline(title, columns, rows, footnotes)
 
 
 def molp2s_views(analysis: Mapping[str, Any]) -> str | None:
-    """Accuracy by view per property (Wilson 95% CI), one panel per model, with the use-claim
-    verdict under each property."""
+    """Accuracy per property (Wilson 95% CI), one small panel per view side by side and one row
+    of panels per model: horizontal bars with the value at each bar, the property names (with
+    the verdict) readable on the left."""
     from matplotlib.figure import Figure
 
-    from benchreg.core.figures import PALETTE, PASS, error_bar, finite, to_svg
+    from benchreg.core.figures import PALETTE, PASS, error_bar, finite, to_svg, value_labels
 
     models = analysis.get("models") or {}
     panels = [(model, tasks) for model, tasks in models.items() if tasks]
     if not panels:
         return None
-    order = ("correct", "shuffled", "counterfactual", "structure_only")
-    n_props = max(len(tasks) for _, tasks in panels)
-    fig = Figure(figsize=(max(7.0, 0.75 * n_props + 2), 3.4 * len(panels)))
+    views = _views(dict(panels))
+    heights = [0.26 * len(tasks) + 0.9 for _, tasks in panels]
+    fig = Figure(figsize=(2.0 + 2.3 * len(views), sum(heights)), layout="constrained")
+    grid = fig.add_gridspec(len(panels), len(views), height_ratios=heights)
     for p, (model, tasks) in enumerate(panels):
-        ax = fig.add_subplot(len(panels), 1, p + 1)
         props = sorted(tasks)
-        views = [v for v in order if any(v in (tasks[t].get("views") or {}) for t in props)]
-        width = 0.8 / max(1, len(views))
+        first = None
         for v, view in enumerate(views):
-            xs, ys, errs = [], [], []
+            ax = fig.add_subplot(grid[p, v], sharey=first)
+            first = first or ax
+            ys, xs, errs = [], [], []
             for i, prop in enumerate(props):
                 cell = (tasks[prop].get("views") or {}).get(view)
-                if not cell or not finite(cell.get("accuracy")):
-                    continue
-                xs.append(i + (v - (len(views) - 1) / 2) * width)
-                ys.append(cell["accuracy"])
-                errs.append(error_bar(cell["accuracy"], cell.get("ci95")))
-            ax.bar(
-                xs,
+                if cell and finite(cell.get("accuracy")):
+                    ys.append(i)
+                    xs.append(cell["accuracy"])
+                    errs.append(error_bar(cell["accuracy"], cell.get("ci95")))
+            bars = ax.barh(
                 ys,
-                width,
-                yerr=[[e[0] for e in errs], [e[1] for e in errs]],
-                capsize=2,
+                xs,
+                0.7,
+                xerr=[[e[0] for e in errs], [e[1] for e in errs]],
+                capsize=1.5,
+                error_kw={"lw": 0.7, "ecolor": "#555"},
                 color=PALETTE[v % len(PALETTE)],
-                label=view,
             )
-        names = []
-        for prop in props:
-            verdict = str(tasks[prop].get("use_claim") or "")
-            short = (
-                "SUPPORTED"
-                if verdict.startswith("supported")
-                else "not supported"
-                if verdict.startswith("not supported")
-                else "n/a"
-            )
-            names.append(f"{prop.split('/')[-1]}\n{short}")
-        ax.set_xticks(range(len(props)), names, rotation=60, ha="right", fontsize=7)
-        for label, prop in zip(ax.get_xticklabels(), props, strict=True):
-            if str(tasks[prop].get("use_claim") or "").startswith("supported"):
-                label.set_color(PASS)
-        ax.set_ylim(0, 1.05)
-        ax.set_ylabel("accuracy")
-        ax.set_title(
-            f"MolP2S accuracy by view: {model} (use-claim verdict under each property)", fontsize=9
-        )
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
-        ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
+            value_labels(ax, bars, xs, [e[1] for e in errs], horizontal=True)
+            ax.set_xlim(0, 1.25)
+            ax.set_xticks([0, 0.5, 1.0], ["0", "0.5", "1"], fontsize=7)
+            ax.set_title(view if p == 0 else f"{view} ({model})", fontsize=8)
+            ax.grid(axis="x", alpha=0.3)
+            if v == 0:
+                names = [f"{prop.split('/')[-1]} ({_short(tasks[prop])})" for prop in props]
+                ax.set_yticks(range(len(props)), names, fontsize=7.5)
+                for label, prop in zip(ax.get_yticklabels(), props, strict=True):
+                    if _short(tasks[prop]) == "SUPPORTED":
+                        label.set_color(PASS)
+                        label.set_fontweight("bold")
+                ax.set_ylim(len(props) - 0.5, -0.5)
+            else:
+                ax.tick_params(axis="y", left=False, labelleft=False)
+    fig.suptitle(
+        "MolP2S accuracy by view (Wilson 95% CI), use-claim verdict beside each property"
+        + (f": {panels[0][0]}" if len(panels) == 1 else ""),
+        fontsize=9,
+    )
+    fig.supxlabel("accuracy", fontsize=8)
     return to_svg(fig)
 
 
 CAPTION = (
-    "MolP2S accuracy by view per property (Wilson 95% CI) with "
-    "the use-claim verdict (analysis_molp2s_views.json)"
+    "MolP2S accuracy per property, one panel per view (Wilson 95% CI; the value at each bar), "
+    "with the use-claim verdict beside each property (analysis_molp2s_views.json)"
 )
-figures = analysis_figure(
-    "molp2s_views", "molp2s_analysis", molp2s_views, CAPTION
-)
-registry.report_parts.add("molp2s", ReportPart(figures=figures))
+figures = analysis_figure(ANALYSIS, "molp2s_analysis", molp2s_views, CAPTION)
+registry.report_parts.add("molp2s", ReportPart(figures=figures, headline=headline))

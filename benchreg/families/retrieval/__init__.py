@@ -7,10 +7,15 @@ Components: loader `retrieval` (loader.py, records.py, manifest.py), answer sche
 (resolver.py, overlap.py), counter `retrieval` (metrics.py; the metrics are the core's ranking
 metrics, benchreg.core.ranking), prompt renderer `retrieval` (prompts.py), baseline `bm25`
 (baseline.py, bm25.py, chunkers.py, corpus.py), analysis `retrieval_modalities` (analysis.py),
-validator `retrieval_sets` (validators.py, regions.py, times.py).
+validator `retrieval_sets` (validators.py, regions.py, times.py, annotations.py: the registry
+of gold annotations); importers of the third-party sources (importers/, registered in
+`registry.importers`); the atoms and queries export for one's own retriever (export.py) and the
+abstention threshold chosen on dev (abstention.py).
 """
 
 import benchreg.core.ranking  # noqa: F401  (registers the ranking metrics)
 from benchreg.core.family import register_family
 
-register_family(__name__, __file__, release_prompts="prompts", packages=("bm25s",))
+register_family(__name__, __file__, release_prompts="prompts", packages=("bm25s", "pypdf"))
+
+from benchreg.families.retrieval import importers  # noqa: E402, F401  (registers the importers)

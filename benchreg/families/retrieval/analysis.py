@@ -14,6 +14,7 @@ from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.analysis import AnalysisReport, JobRecord, markdown_table, system_labels
+from benchreg.core.ranking.base import DEMONSTRATION
 from benchreg.core.ranking.clean_at_k import is_clean
 from benchreg.core.ranking.false_recall import is_false_recall
 from benchreg.core.ranking.mrr import reciprocal_rank
@@ -27,11 +28,26 @@ Row = dict[str, Any]
 
 def _cell(metric: dict[str, Any]) -> str:
     detail = metric.get("detail") or {}
-    text = f"{metric['value']:.4f} ({metric['n']}/{metric['denominator']})"
+    value = metric.get("value")
+    shown = "null" if value is None else f"{value:.4f}"
+    text = f"{shown} ({metric['n']}/{metric['denominator']})"
+    ci = metric.get("ci95")
+    if ci and None not in ci:
+        text += f" [{ci[0]:.4f}, {ci[1]:.4f}]"
     if "gate" in detail:
         verdict = {True: "pass", False: "FAIL", None: "n/a"}[detail.get("pass")]
         text += f" {verdict} {detail['gate']}"
+        if detail.get("data"):
+            text += f" ({detail['data']})"
     return text
+
+
+def _demonstration(jobs: Sequence[JobRecord]) -> list[str]:
+    """The runs on demonstration data (gold written by this project)."""
+    return sorted({
+        f"{job.task} ({job.view})" for job in jobs
+        if any((m.get("detail") or {}).get("data") for m in job.metrics["metrics"].values())
+    })
 
 
 def _param(job: JobRecord, metric: str, key: str, default: Any) -> Any:
@@ -130,12 +146,18 @@ def retrieval_modalities(jobs: list[JobRecord]) -> AnalysisReport:
     ]
     holder_md, holder_data = breakdown(jobs, _holder, "holder", labels)
     as_of_md, as_of_data = breakdown(jobs, _as_of_date, "as_of", labels)
+    demo = _demonstration(jobs)
+    warning = ([f"**{DEMONSTRATION}**: the gold of {', '.join(demo)} was written by this "
+                "project (a synthetic annotation); their gate verdicts are no result."]
+               if demo else [])
     markdown = "\n\n".join([
         "# Retrieval: every metric per modality",
-        "Each cell: value (n/denominator) and the gate verdict from the task entry. "
+        *warning,
+        "Each cell: value (n/denominator) [95% CI] and the gate verdict from the task entry. "
         "n = entries with a scored answer, denominator = entries the metric applies to "
         "(answerable for recall/MRR/nDCG, unanswerable for false recall, with as_of / "
-        "scope.holder for the correctness metrics); an unscored entry counts as the worst value.",
+        "scope.holder for the correctness metrics); an unscored entry counts as the worst value; "
+        "a metric over no entry is null.",
         markdown_table(["task", "view", "model", *names], rows),
         "## sha256 of the corpus manifest and set files",
         markdown_table(["task", "view", "file", "sha256"], hashes),
@@ -145,6 +167,7 @@ def retrieval_modalities(jobs: list[JobRecord]) -> AnalysisReport:
         as_of_md,
     ]) + "\n"
     data = {
+        "demonstration": demo,
         "runs": [
             {"task": j.task, "view": j.view, "model": _model(j, labels),
              "model_id": j.model_id, "metrics": j.metrics["metrics"],

@@ -78,6 +78,26 @@ def _all_common(modality: str, results: Sequence[Any]) -> bool:
 
 
 class RetrievalAnswer:
+    json_is_answer = False  # the parser reads the `{"results": [...]}` object
+
+    def json_schema(self, sample: Sample) -> dict[str, Any] | None:
+        """`{"results": [{"source_id", "region", ...}]}`, the object the prompt asks for; the
+        region's shape (which depends on the modality) is left to :meth:`check`."""
+        result = {
+            "type": "object",
+            "properties": {
+                "source_id": {"type": "string", "minLength": 1},
+                "region": {"type": "object"},
+                "score": {"type": "number"},
+            },
+            "required": ["source_id", "region"],
+        }
+        return {
+            "type": "object",
+            "properties": {"results": {"type": "array", "items": result}},
+            "required": ["results"],
+        }
+
     def check(self, answer: Any, sample: Sample) -> Checked:
         ranked, problem = parse_ranked_container(answer)
         if ranked is None:

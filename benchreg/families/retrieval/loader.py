@@ -6,6 +6,17 @@ entries' base): the core reads it only in a final run (``run.final=true``) and o
 before the loader opens any file.
 Entries that break a rule of spec 004 are void: dropped, each named in a warning and in the
 `retrieval_sets` validator's findings (``void_entries: error`` stops the run instead).
+
+Params: `modality`; `sets` (set file stems to read, e.g. ``[swebench_lite]``; default every
+`sets/*.jsonl`): entries of one modality from two datasets (SWE-bench Lite and CodeSearchNet are
+both `code`) are refused unless `sets` names the one to score, since their numbers would mix two
+benchmarks; `void_entries`.
+
+Nothing outside the data root is opened: `sets/`, every set file and the manifest are resolved
+with :func:`benchreg.core.io.confined` (links and `..` followed, then checked) before they are
+read or hashed. Entries whose gold comes from a synthetic annotation (the embedded sample) are
+marked `demonstration` in their metadata, counted in the data set's info, and announced with a
+warning: "demonstration data, not a benchmark".
 """
 
 from __future__ import annotations
@@ -15,10 +26,11 @@ from typing import Any, Literal
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
-from benchreg.core.io import sha256_file
+from benchreg.core.io import confined, sha256_file
 from benchreg.core.params import loader_params
 from benchreg.core.reader import Record, read_records
 from benchreg.core.types import Dataset, LoadContext, Sample
+from benchreg.families.retrieval.annotations import DEMONSTRATION
 from benchreg.families.retrieval.manifest import read_manifest
 from benchreg.families.retrieval.records import SPLITS
 from benchreg.families.retrieval.regions import MODALITIES
@@ -62,12 +74,30 @@ def sample_of(located: Located) -> Sample:
             "answer": entry.answer,
             "origin": entry.origin.model_dump(),
             "where": located.where,
+            "demonstration": located.demonstration,
         },
     )
 
 
+def set_files(data_root: Path, names: list[str] | None) -> list[Path]:
+    """The set files to read (all of `sets/*.jsonl`, or the named stems), each confined."""
+    folder = confined(Path(SETS), data_root, what="sets folder")
+    if names is not None:
+        files = [folder / f"{name}.jsonl" for name in names]
+        missing = [f for f in files if not f.is_file()]
+        if missing:
+            raise BenchregError(
+                "set file not found", where=missing[0],
+                fix=f"loader param `sets` names stems of sets/*.jsonl; found: "
+                f"{sorted(p.stem for p in folder.glob('*.jsonl'))}",
+            )
+    else:
+        files = sorted(folder.glob("*.jsonl"))
+    return [confined(f.relative_to(data_root), data_root, what="set file") for f in files]
+
+
 @registry.loaders.register("retrieval")
-@loader_params(modality=str, void_entries=Literal["drop", "error"])
+@loader_params(modality=str, void_entries=Literal["drop", "error"], sets=list)
 def load_retrieval(ctx: LoadContext) -> Dataset:
     modality = str(ctx.params.get("modality", ""))
     if modality not in MODALITIES:
@@ -75,25 +105,33 @@ def load_retrieval(ctx: LoadContext) -> Dataset:
             f"task {ctx.task_name}: loader param `modality` must be one of {list(MODALITIES)}"
         )
     split = ctx.view or "dev"
+    names = ctx.params.get("sets")
+    files = set_files(ctx.data_root, [str(n) for n in names] if names is not None else None)
     manifest = read_manifest(ctx.data_root)
-    set_files = sorted((ctx.data_root / SETS).glob("*.jsonl"))
-    if not set_files:
+    if not files:
         raise BenchregError(
             "no set files", where=ctx.data_root / SETS, fix="put the entries in sets/*.jsonl"
         )
-    records = [
-        r for path in set_files for r in read_records(path) if _selected(r, modality, split)
-    ]
+    records = [r for path in files for r in read_records(path) if _selected(r, modality, split)]
+    if names is None:
+        _refuse_mixed(records, modality)
     valid, void = check_entries(records, manifest)
     if void and ctx.params.get("void_entries", "drop") == "error":
         raise BenchregError(
             f"{len(void)} entr(y/ies) break spec 004, first: {void[0]}",
             fix="run mode=validate for the full list",
         )
+    demo = sum(1 for located in valid if located.demonstration)
+    warnings = [f"void entry {f}" for f in void]
+    if demo:
+        warnings.append(
+            f"{DEMONSTRATION}: {demo} of {len(valid)} {modality} entries have gold written by "
+            "this project (synthetic annotation); the gate verdicts below are no result"
+        )
     return Dataset(
         samples=[sample_of(located) for located in valid],
-        files=[manifest.path, *set_files],
-        warnings=[f"void entry {f}" for f in void],
+        files=[manifest.path, *files],
+        warnings=warnings,
         info={
             "modality": modality,
             "split": split,
@@ -101,9 +139,32 @@ def load_retrieval(ctx: LoadContext) -> Dataset:
             "manifest_obj": manifest,
             "void": void,
             "unanswerable": unanswerable_shares(located.entry for located in valid),
-            "sha256": _hashes(ctx.data_root, manifest.path, set_files),
+            "demonstration_entries": demo,
+            "data": DEMONSTRATION if demo else "third-party annotation",
+            "sha256": _hashes(ctx.data_root, manifest.path, files),
         },
     )
+
+
+def _refuse_mixed(records: list[Record], modality: str) -> None:
+    """Entries of the modality from set files of different datasets: refused (their numbers
+    would mix two benchmarks); one file may hold what its author chose."""
+    by_file: dict[str, set[str]] = {}
+    for record in records:
+        data = record.data
+        if isinstance(data, dict) and data.get("modality") == modality:
+            origin = data.get("origin")
+            if isinstance(origin, dict) and isinstance(origin.get("dataset"), str):
+                by_file.setdefault(record.where.rsplit(":", 1)[0], set()).add(origin["dataset"])
+    datasets = set().union(*by_file.values()) if by_file else set()
+    if len(by_file) > 1 and len(datasets) > 1:
+        stems = sorted(Path(f).stem for f in by_file)
+        raise BenchregError(
+            f"the {modality} entries come from {len(datasets)} datasets in {len(stems)} set "
+            f"files ({', '.join(sorted(datasets))}): their numbers would mix benchmarks",
+            fix=f"name the set file to score: loader_params.sets=[{stems[0]}] (set files: "
+            f"{', '.join(stems)})",
+        )
 
 
 def _hashes(root: Path, manifest: Path, set_files: list[Path]) -> dict[str, Any]:

@@ -1,5 +1,11 @@
 """The corpus manifest `corpus/manifest.jsonl`: one row per source, the authority on sources,
-datasets and revisions. A malformed manifest stops the run (every entry depends on it)."""
+datasets, revisions, times and holders. A malformed manifest stops the run (every entry depends
+on it).
+
+Confinement comes before reading: the manifest path (`corpus/` may be a link) and every file a
+row names are resolved with :func:`benchreg.core.io.confined` first, so a link or a `..` path
+that leaves the data root is refused before anything is opened or hashed.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from benchreg.core.errors import BenchregError
-from benchreg.core.io import sha256_file
+from benchreg.core.io import confined, sha256_file
 from benchreg.core.reader import index_by_id, read_records
 from benchreg.families.retrieval.records import ManifestRow
 from benchreg.families.retrieval.times import time_problem
@@ -31,8 +37,13 @@ class Manifest:
         return {(row.dataset, row.revision) for row in self.rows.values()}
 
 
+def manifest_path(data_root: Path) -> Path:
+    """`corpus/manifest.jsonl`, confined to the data root (before anything reads it)."""
+    return confined(MANIFEST, data_root, what="corpus manifest")
+
+
 def read_manifest(data_root: Path) -> Manifest:
-    path = data_root / MANIFEST
+    path = manifest_path(data_root)
     if not path.is_file():
         raise BenchregError(
             "corpus manifest not found",
@@ -54,21 +65,38 @@ def read_manifest(data_root: Path) -> Manifest:
     return Manifest(path, rows, {sid: r.where for sid, r in records.items()})
 
 
+def row_files(row: ManifestRow) -> list[tuple[str, str | None]]:
+    """(path, sha256) of every file a row names: its `path` and the extra `files` (e.g. the
+    original PDF or image beside the extracted text)."""
+    out: list[tuple[str, str | None]] = []
+    if row.path is not None:
+        out.append((row.path, row.sha256))
+    for extra in (row.model_extra or {}).get("files") or []:
+        if isinstance(extra, dict) and isinstance(extra.get("path"), str):
+            sha = extra.get("sha256")
+            out.append((extra["path"], sha if isinstance(sha, str) else None))
+    return out
+
+
 def sha256_problems(manifest: Manifest) -> list[tuple[str, str]]:
-    """``(where, problem)`` for every manifest file that is absent or whose sha256 differs."""
+    """``(where, problem)`` for every manifest file that leads outside the data root (refused
+    unread), is absent, or whose sha256 differs."""
     problems = []
     for source_id, row in manifest.rows.items():
-        if row.path is None:
-            continue
-        file = manifest.corpus_dir / row.path
         where = manifest.where[source_id]
-        if not file.is_file():
-            problems.append((where, f"source {source_id!r}: file {row.path} not found"))
-        elif row.sha256 is None:
-            problems.append((where, f"source {source_id!r}: no sha256 for {row.path}"))
-        elif (actual := sha256_file(file)) != row.sha256:
-            problems.append(
-                (where, f"source {source_id!r}: sha256 of {row.path} is {actual}, "
-                        f"manifest says {row.sha256}")
-            )
+        for rel, expected in row_files(row):
+            try:
+                file = confined(Path(rel), manifest.corpus_dir, what="manifest path")
+            except BenchregError as exc:
+                problems.append((where, f"source {source_id!r}: {exc.what}; not read"))
+                continue
+            if not file.is_file():
+                problems.append((where, f"source {source_id!r}: file {rel} not found"))
+            elif expected is None:
+                problems.append((where, f"source {source_id!r}: no sha256 for {rel}"))
+            elif (actual := sha256_file(file)) != expected:
+                problems.append(
+                    (where, f"source {source_id!r}: sha256 of {rel} is {actual}, "
+                            f"manifest says {expected}")
+                )
     return problems

@@ -7,6 +7,8 @@
   Lines file mapping each docno to ``{atom_id, source_id, region, observed_at, holder}``: the
   reader param `atoms`, else ``<run>.atoms.jsonl`` beside the run. As in trec_eval the rank
   column is ignored: results are ordered by score (descending), ties by docno (descending).
+  The atoms file of `python -m benchreg.families.retrieval.export` is such a file; of each
+  atom a result keeps `source_id, region, observed_at, holder, atom_id` (not its text).
 
 A malformed line is counted and listed, the rest still read; a docno the atoms file lacks makes
 that query's answer invalid. Conflicting repeated query ids are scored invalid.
@@ -25,6 +27,8 @@ from benchreg.core.io import read_text
 from benchreg.core.predictions import PredictionCollector
 from benchreg.core.reader import index_by_id, read_records
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
+
+RESULT_KEYS = ("source_id", "region", "observed_at", "holder", "atom_id")
 
 
 @registry.prediction_readers.register("retrieval_run")
@@ -98,5 +102,5 @@ def _trec_prediction(
         atom = atoms.get(docno)
         if atom is None:
             return Prediction(qid, status=Status.INVALID, detail=f"docno {docno!r} not in atoms")
-        results.append({**atom, "score": score})
+        results.append({**{k: atom[k] for k in RESULT_KEYS if k in atom}, "score": score})
     return Prediction(qid, answer={"results": results, "latency_s": None})

@@ -1,4 +1,7 @@
-"""Retrieval's part of a sweep report: every gated metric per modality against its gate."""
+"""Retrieval's part of a sweep report: the gate table per modality (the headline) and every gated
+metric per modality against its gate (the figure), read from the jobs' metrics.json records
+only (each gated metric's `detail.gate` / `detail.pass`, its n and denominator, and the sha256 of
+the set and manifest files the run read)."""
 
 from __future__ import annotations
 
@@ -6,8 +9,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchreg.core import registry
+from benchreg.core.reporting import Cell, Headline, ReportInput, ReportPart
 from benchreg.core.reporting import Figure as ReportFigure
-from benchreg.core.reporting import ReportInput, ReportPart
+from benchreg.core.summary import ND_NOTE, support
+
+SHA_SHOWN = 12  # hex digits of a sha256 shown in the table (the full value is in metrics.json)
+NBSP = "\u00a0"  # keeps a CI on one line when a narrow terminal wraps the cell
 
 
 def figures(data: ReportInput) -> list[ReportFigure]:
@@ -16,12 +23,121 @@ def figures(data: ReportInput) -> list[ReportFigure]:
     return [ReportFigure("retrieval_gates", svg, caption)] if svg else []
 
 
-registry.report_parts.add("retrieval", ReportPart(figures=figures))
+def _modality(record: Mapping[str, Any]) -> str:
+    return str(record.get("task") or "").split("/")[-1]
+
+
+def _data_sha(record: Mapping[str, Any]) -> tuple[str, str]:
+    """(set sha256, manifest sha256), shortened: the set file named after the modality (or the
+    only set file), and the manifest."""
+    data = (record.get("sha256") or {}).get("data") or {}
+    if not isinstance(data, Mapping):
+        return "", ""
+    modality = _modality(record)
+    manifests = [v for k, v in data.items() if "manifest" in str(k).rsplit("/", 1)[-1]]
+    sets = {str(k): v for k, v in data.items() if v not in manifests}
+    named = [v for k, v in sets.items() if k.rsplit("/", 1)[-1].split(".")[0] == modality]
+    chosen = named or (list(sets.values()) if len(sets) == 1 else [])
+    return (
+        str(chosen[0])[:SHA_SHOWN] if chosen else "",
+        str(manifests[0])[:SHA_SHOWN] if manifests else "",
+    )
+
+
+def _value(metric: Mapping[str, Any]) -> str:
+    value = metric.get("value")
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return "n/a"
+    ci = metric.get("ci95") or []
+    if len(ci) == 2 and all(isinstance(c, int | float) for c in ci):
+        return f"{value:.3f} [{ci[0]:.3f},{NBSP}{ci[1]:.3f}]"
+    return f"{value:.3f}"
+
+
+def _verdict(detail: Mapping[str, Any]) -> Cell:
+    passed = detail.get("pass")
+    if passed is True:
+        return Cell("pass", "pass")
+    if passed is False:
+        return Cell("FAIL", "fail")
+    return Cell("n/a (nothing to judge)")
+
+
+def headline(data: ReportInput) -> Headline | None:
+    """Per modality (and view, model): every gated metric with its value, 95% CI, n/denominator
+    and the statuses beside it, the gate and its verdict, and the sha256 of the set and manifest
+    the run read (on the modality's first row)."""
+    jobs = sorted(
+        (r for r in data.records if isinstance(r.get("metrics"), Mapping)),
+        key=lambda r: (_modality(r), str(r.get("view") or ""), str(r.get("model") or "")),
+    )
+    rows: list[list[Any]] = []
+    notes: set[str] = set()
+    runs = {(str(r.get("view") or "-"), str(r.get("model") or "")) for r in jobs}
+    several = len(runs) > 1
+    for record in jobs:
+        gated = [
+            (name, m)
+            for name, m in record["metrics"].items()
+            if isinstance(m, Mapping) and "gate" in (m.get("detail") or {})
+        ]
+        set_sha, manifest_sha = _data_sha(record)
+        for i, (name, metric) in enumerate(gated):
+            detail = metric.get("detail") or {}
+            sup = support(record, metric)
+            if detail.get("data"):
+                notes.add(str(detail["data"]))
+            first = i == 0
+            run = [record.get("view") or "-", record.get("model") or ""] if several else []
+            files = f"set{NBSP}{set_sha}\nmanifest{NBSP}{manifest_sha}" if first else ""
+            rows.append(
+                [
+                    _modality(record) if first else "",
+                    *(run if first else ["" for _ in run]),
+                    name,
+                    _value(metric),
+                    sup.text,
+                    sup.not_ok_text,
+                    str(detail.get("gate")),
+                    _verdict(detail),
+                    files,
+                ]
+            )
+    if not rows:
+        return None
+    columns = [
+        "modality",
+        *(["view", "model"] if several else []),
+        "gated metric",
+        "value [95% CI]",
+        "n/denominator",
+        "not ok",
+        "gate",
+        "verdict",
+        "sha256 read",
+    ]
+    footnotes = [
+        "A `>=` gate must be reached, a `<=` gate must not be exceeded; n/a: no entry to judge "
+        "(an empty denominator).",
+        ND_NOTE + " A metric over part of a set (answerable or unanswerable entries) has that part "
+        "as its denominator.",
+        f"sha256: the first {SHA_SHOWN} hex digits of the set and manifest files the run read "
+        "(in full under sha256.data in each job's metrics.json).",
+        *sorted(f"Data: {note}." for note in notes),
+    ]
+    title = "Retrieval: gates per modality"
+    if not several and runs:
+        view, model = next(iter(runs))
+        title += f" ({model}, view {view})"
+    return Headline(title, columns, rows, footnotes)
+
+
+registry.report_parts.add("retrieval", ReportPart(figures=figures, headline=headline))
 
 
 def retrieval_gates(jobs: Sequence[Mapping[str, Any]]) -> str | None:
-    """Every gated retrieval metric per modality: bars coloured by the gate verdict, the gate as
-    a dashed line."""
+    """Every gated retrieval metric per modality: bars coloured by the gate verdict, the value
+    and verdict written at each bar, the gate as a dashed line."""
     from matplotlib.figure import Figure
 
     from benchreg.core.figures import FAIL, NA, PASS, finite, gate_threshold, to_svg
@@ -37,24 +153,21 @@ def retrieval_gates(jobs: Sequence[Mapping[str, Any]]) -> str | None:
                 )
     if not gated:
         return None
-    fig = Figure(figsize=(9, 2.9 * len(gated)))
+    widest = max(len(bars) for bars in gated.values())
+    fig = Figure(figsize=(max(6.0, 1.0 + 1.1 * widest), 2.6 * len(gated)))
     for k, (name, bars) in enumerate(gated.items()):
         ax = fig.add_subplot(len(gated), 1, k + 1)
         colors = [{True: PASS, False: FAIL}.get(b[3], NA) for b in bars]
         ax.bar(range(len(bars)), [b[1] for b in bars], 0.6, color=colors)
         for i, b in enumerate(bars):
-            ax.text(
-                i,
-                b[1] + 0.02,
-                "pass" if b[3] else "FAIL" if b[3] is False else "n/a",
-                ha="center",
-                fontsize=7,
-            )
+            verdict = "pass" if b[3] else "FAIL" if b[3] is False else "n/a"
+            ax.text(i, b[1] + 0.02, f"{b[1]:.2f} {verdict}", ha="center", fontsize=7)
             threshold = gate_threshold(b[2])
             if threshold is not None:
                 ax.hlines(threshold, i - 0.4, i + 0.4, colors="#222", linestyles="dashed", lw=1)
         ax.set_xticks(range(len(bars)), [b[0] for b in bars], fontsize=7)
-        ax.set_ylim(0, 1.12)
+        ax.set_xlim(-0.6, len(bars) - 0.4)
+        ax.set_ylim(0, 1.15)
         ax.set_title(f"retrieval {name} per modality (gate {bars[0][2]}, dashed)", fontsize=9)
         ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()

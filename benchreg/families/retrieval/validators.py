@@ -6,7 +6,13 @@
 region of the wrong shape for the modality or naming a whole pdf/code/video file; a gold source
 missing from the manifest, of another modality, or observed after ``as_of`` (it could never be
 a valid hit); an ``origin.dataset``/``origin.revision`` pair absent from the manifest; a repeated
-query id. The loader drops such entries (the spec: the entry is void) and keeps the findings.
+query id; an answer whose type does not match `answer_format` (int, float, list, str); a gold
+source of another holder than the entry's `scope.holder` (a cross-holder leak in the gold
+itself); gold whose annotation is not registered (annotations.py: `origin` and every gold
+source's `annotation_source` must name a registered annotation covering that dataset and
+revision). The loader drops such entries (the spec: the entry is void) and keeps the findings.
+An entry whose annotation is registered as `synthetic` (written by this project) is valid but
+marked: it is demonstration data, not a benchmark.
 
 The validator (``mode=validate`` and every load) reports those findings, checks the sha256 of
 every manifest file, and reports the unanswerable share per modality against the >= 15% target.
@@ -25,6 +31,7 @@ from benchreg.core import registry
 from benchreg.core.reader import Record
 from benchreg.core.types import Dataset, LoadContext
 from benchreg.core.validation import Finding
+from benchreg.families.retrieval.annotations import DEMONSTRATION, annotation_for, by_dataset
 from benchreg.families.retrieval.manifest import Manifest, sha256_problems
 from benchreg.families.retrieval.records import SPLITS, Entry
 from benchreg.families.retrieval.regions import region_problem
@@ -37,6 +44,53 @@ UNANSWERABLE_TARGET = 0.15
 class Located:
     entry: Entry
     where: str  # file:line
+    demonstration: bool = False  # gold from a synthetic annotation (written by this project)
+
+
+ANSWER_TYPES: dict[str, tuple[type, ...]] = {
+    "str": (str,), "int": (int,), "float": (int, float), "list": (list,),
+}
+REGISTER_HINT = "register it (docs/retrieval.md, 'Gold provenance')"
+
+
+def _answer_problem(entry: Entry) -> str | None:
+    if entry.answer is None or entry.answer_format == "none":
+        return None if entry.answer is None else "answer_format none needs answer null"
+    types = ANSWER_TYPES[entry.answer_format]
+    if isinstance(entry.answer, bool) or not isinstance(entry.answer, types):
+        return (f"answer {entry.answer!r} is not of answer_format {entry.answer_format} "
+                "(type the answer by its format)")
+    return None
+
+
+def annotation_problems(entry: Entry, manifest: Manifest) -> tuple[list[str], bool]:
+    """(problems, synthetic): the entry's gold provenance against the annotation registry."""
+    problems, synthetic = [], False
+    origin = by_dataset(entry.origin.dataset, entry.origin.revision)
+    if not origin:
+        problems.append(
+            f"origin {entry.origin.dataset!r} @ {entry.origin.revision!r} has no registered "
+            f"annotation: its gold is not known third-party annotation ({REGISTER_HINT})"
+        )
+    synthetic |= any(a.kind == "synthetic" for a in origin)
+    for i, gold in enumerate(entry.gold):
+        row = manifest.rows.get(gold.source_id)
+        if row is None:
+            continue
+        annotation = annotation_for(row.annotation_source)
+        if annotation is None:
+            problems.append(
+                f"gold[{i}]: annotation_source {row.annotation_source!r} of source "
+                f"{gold.source_id!r} is not a registered annotation ({REGISTER_HINT})"
+            )
+        elif not annotation.covers(row.dataset, row.revision):
+            problems.append(
+                f"gold[{i}]: annotation {annotation.name!r} does not cover {row.dataset!r} @ "
+                f"{row.revision!r} (source {gold.source_id!r})"
+            )
+        else:
+            synthetic |= annotation.kind == "synthetic"
+    return problems, synthetic
 
 
 def _record_id(data: Any) -> str:
@@ -62,6 +116,9 @@ def entry_problems(entry: Entry, manifest: Manifest) -> list[str]:
             problems.append("an unanswerable entry must have answer null")
     elif not entry.gold:
         problems.append("an answerable entry needs at least one gold region")
+    if problem := _answer_problem(entry):
+        problems.append(problem)
+    holder = entry.scope.holder
     for i, gold in enumerate(entry.gold):
         row = manifest.rows.get(gold.source_id)
         if row is None:
@@ -74,6 +131,11 @@ def entry_problems(entry: Entry, manifest: Manifest) -> list[str]:
             problems.append(
                 f"gold[{i}]: source {gold.source_id!r} was observed at {row.observed_at}, "
                 f"after as_of {entry.as_of}: it could never be a valid hit"
+            )
+        elif holder is not None and row.holder is not None and row.holder != holder:
+            problems.append(
+                f"gold[{i}]: source {gold.source_id!r} belongs to holder {row.holder!r}, not "
+                f"the entry's {holder!r}: gold from another holder's memory is void"
             )
         if problem := region_problem(entry.modality, gold.region, gold=True):
             problems.append(f"gold[{i}]: {problem}")
@@ -111,9 +173,11 @@ def check_entries(
             continue
         first_seen[entry.query_id] = record.where
         problems = entry_problems(entry, manifest)
+        provenance, synthetic = annotation_problems(entry, manifest)
+        problems += provenance
         findings += [Finding(record.where, f"{qid}: {p}", "error") for p in problems]
         if not problems:
-            valid.append(Located(entry, record.where))
+            valid.append(Located(entry, record.where, synthetic))
     return valid, findings
 
 
@@ -133,6 +197,12 @@ def validate_sets(
 ) -> list[Finding]:
     findings = list(dataset.info.get("void", []))
     manifest: Manifest = dataset.info["manifest_obj"]
+    demo = dataset.info.get("demonstration_entries", 0)
+    if demo:
+        findings.append(Finding(
+            f"{ctx.task_name}", f"{DEMONSTRATION}: the gold of {demo} entr(y/ies) was written "
+            "by this project (a synthetic annotation), so no gate verdict here is a result",
+            "warning"))
     if check_sha256:
         findings += [Finding(w, p, "error") for w, p in sha256_problems(manifest)]
     for modality, (k, n) in dataset.info.get("unanswerable", {}).items():

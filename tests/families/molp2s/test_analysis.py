@@ -1,5 +1,9 @@
-"""The use-claim rule (spec 003, issue 13): hand-built sweeps, then systems run on a generated
-full-size release (never-flipping and property-using systems, three views and four)."""
+"""The use-claim rule (spec 003, issues 13 and 19): hand-built sweeps, then systems run on a
+generated full-size release (never-flipping and property-using systems, three views and four).
+
+Claims only with their evidence (issue 19, item 5): without the structure_only run the verdict is
+"not testable: needs the structure_only view", never "supported"; a bundle's verdict is about the
+bundle as a whole and never uses the words of a one-property use claim."""
 
 from __future__ import annotations
 
@@ -91,33 +95,42 @@ def test_structure_reader_is_not_supported(tmp_path: Path) -> None:
     assert "shuffle drop" in claim["use_claim"] and "flip" in claim["use_claim"]
 
 
-def test_without_structure_only_the_flip_is_against_the_correct_view_and_says_so(
-    tmp_path: Path,
-) -> None:
+def test_without_structure_only_the_verdict_is_not_testable(tmp_path: Path) -> None:
+    """The correct-view answer is no baseline for the flip: the verdict needs structure_only."""
     claim = claim_of(
         cross_view(sweep(tmp_path, correct=True, shuffled=False, donor=True, so_answer=None))
     )
-    assert claim["tests"]["donor_flip"]["baseline"] == "correct"
-    assert claim["tests"]["donor_flip"]["weaker_baseline"] is True
-    assert claim["verdict"] == "supported"
-    assert "weaker baseline" in claim["use_claim"]
+    assert claim["tests"]["shuffle_drop"]["passed"] is True
+    assert claim["tests"]["donor_flip"] == {
+        "passed": None,
+        "missing_views": ["structure_only"],
+    }
+    assert claim["verdict"] == "not testable"
+    assert claim["use_claim"] == claim["text"] == "not testable: needs the structure_only view"
+    assert "supported" not in claim["use_claim"]
 
 
 def test_missing_views_are_not_testable(tmp_path: Path) -> None:
     claim = claim_of(cross_view([job(tmp_path, "correct", rows([True] * N, "correct"))]))
     assert claim["verdict"] == "not testable"
-    assert claim["use_claim"] == "not testable (missing view shuffled, counterfactual)"
+    assert claim["use_claim"] == (
+        "not testable: needs the shuffled, counterfactual and structure_only views"
+    )
     only_cf = [job(tmp_path, "counterfactual", rows([True] * N, "counterfactual"))]
     claim = claim_of(cross_view(only_cf))
-    assert claim["use_claim"].startswith("not testable (missing view correct, shuffled")
-    assert "structure_only (or correct)" in claim["use_claim"]
+    assert claim["use_claim"] == (
+        "not testable: needs the correct, shuffled and structure_only views"
+    )
 
 
 def test_a_failed_test_is_not_supported_even_when_the_other_is_missing(tmp_path: Path) -> None:
     jobs = sweep(tmp_path, correct=True, shuffled=True, donor=True, so_answer=None)[:2]
     claim = claim_of(cross_view(jobs))
     assert claim["verdict"] == "not supported"
-    assert "not testable (missing view counterfactual)" in claim["use_claim"]
+    assert claim["use_claim"] == (
+        "not supported: no significant shuffle drop (p=1); donor-directed flip not testable: "
+        "needs the counterfactual and structure_only views"
+    )
 
 
 def test_bundles_get_a_bundle_verdict(tmp_path: Path) -> None:
@@ -128,10 +141,60 @@ def test_bundles_get_a_bundle_verdict(tmp_path: Path) -> None:
         "directory": "electronic",
         "properties": ["dipole", "gap", "ultraviolet_visible"],
     }
-    assert "bundle electronic" in claim["use_claim"] and claim["verdict"] == "supported"
+    assert claim["verdict"] == "bundle: both tests pass"
+    assert claim["text"] == (
+        "bundle electronic (dipole, gap, ultraviolet_visible) as a whole: shuffle drop and "
+        "donor-directed flip both pass; this is about the bundle, not about any one of its "
+        "properties"
+    )
+    assert "use_claim" not in claim  # a bundle makes no one-property use claim
     spec = {"data": ["data/my_set"], "prompt": {"templates": {"user": "all_properties_user.txt"}}}
     jobs[0].provenance["task_spec"] = spec
     assert claim_of(cross_view(jobs), task="molp2s/electronic")["scope"]["kind"] == "bundle"
+
+
+RESERVED = ("supported", "use claim", "uses")  # spec 003's words for a one-property use claim
+
+
+BUNDLE_DIRECTORIES = ["electronic", "magnetic_resonance", "vibrational", "all_properties"]
+
+
+@pytest.mark.parametrize("task", BUNDLE_DIRECTORIES)
+@pytest.mark.parametrize(
+    ("shuffled", "so_answer", "verdict"),
+    [
+        (False, 0, "bundle: both tests pass"),
+        (True, 0, "bundle: a test fails"),
+        (True, 1, "bundle: a test fails"),
+        (False, None, "bundle: not testable"),
+    ],
+)
+def test_a_bundle_verdict_never_uses_the_words_of_a_use_claim(
+    tmp_path: Path, task: str, shuffled: bool, so_answer: int | None, verdict: str
+) -> None:
+    report = cross_view(sweep(tmp_path, True, shuffled, True, so_answer, task=task))
+    claim = claim_of(report, task=f"molp2s/{task}")
+    assert claim["verdict"] == verdict
+    text = claim["text"]
+    assert f"bundle {task} (" in text and "not about any one of its properties" in text
+    for word in RESERVED:
+        assert word not in claim["verdict"].lower() and word not in text.lower()
+    (row,) = [line for line in report.markdown.splitlines() if line.startswith(f"| {task} |")]
+    cell = row.split("|")[-2]
+    assert "bundle" in cell and not any(word in cell.lower() for word in RESERVED)
+
+
+def test_the_report_figure_says_supported_only_for_one_property(tmp_path: Path) -> None:
+    from benchreg.families.molp2s.report import _short
+
+    gap = claim_of(cross_view(sweep(tmp_path / "g", True, False, True, 0)))
+    bundle = claim_of(
+        cross_view(sweep(tmp_path / "e", True, False, True, 0, task="electronic")),
+        task="molp2s/electronic",
+    )
+    assert _short(gap) == "SUPPORTED" and _short(bundle) == "bundle: both pass"
+    untestable = claim_of(cross_view(sweep(tmp_path / "n", True, False, True, None)))
+    assert _short(untestable) == "not testable"
 
 
 def test_same_named_models_are_never_combined(tmp_path: Path) -> None:
@@ -181,6 +244,9 @@ def _answers(root: Path, directory: str, kind: str) -> dict[str, dict[str, int]]
     donor of the record's first counterfactual: a structural preference that lands on donors
     well above chance), given in the correct, counterfactual and structure_only views; a wrong
     answer in the shuffled view, so the shuffle drop is there and the flip test decides.
+    reads_correct_never_flips (the system of issue 19): the source with the correct property, a
+    wrong answer with a shuffled one, and with a counterfactual property its structure-only
+    answer f (it never follows the counterfactual evidence); structure_only: f.
     uses_property: the source with the correct property, a wrong answer with a shuffled one,
     the donor with a counterfactual one, candidate 0 without a property.
     """
@@ -196,13 +262,13 @@ def _answers(root: Path, directory: str, kind: str) -> dict[str, dict[str, int]]
     for cf, donor in donors.items():
         first_donor.setdefault(base_of[cf], donor)
     wrong = {rid: (label + 1) % sizes[rid] for rid, label in labels.items()}
-    if kind == "never_flips":
-        f = {
-            rid: label if i % 4 == 0 else first_donor.get(rid, label)
-            for i, (rid, label) in enumerate(labels.items())
-        }
+    f = {
+        rid: label if i % 4 == 0 else first_donor.get(rid, label)
+        for i, (rid, label) in enumerate(labels.items())
+    }
+    if kind in ("never_flips", "reads_correct_never_flips"):
         return {
-            "correct": f,
+            "correct": f if kind == "never_flips" else dict(labels),
             "shuffled": wrong,
             "counterfactual": {cf: f[base_of[cf]] for cf in donors},
             "structure_only": f,
@@ -260,26 +326,72 @@ def test_a_never_flipping_system_is_never_supported(
     claim = _claims(sweep_dir)["never_flips"][f"molp2s/{directory}"]
     drop, flip = claim["tests"]["shuffle_drop"], claim["tests"]["donor_flip"]
     assert drop["passed"] and drop["n_pairs"] == 136  # the shuffle drop is there ...
-    assert flip["n_pairs"] == flip["n_counterfactual"] == (258 if directory == "gap" else 240)
-    assert flip["to_donor"] == flip["from_donor"] == 0 and flip["p_one_sided"] == 1.0
-    assert flip["baseline"] == ("structure_only" if len(views) == 4 else "correct")
     # ... and donors are hit well above chance (the old rule's test), yet no flip: not supported
     assert claim["donor_vs_chance"]["p_vs_chance"] < 0.05
-    assert claim["verdict"] == "not supported"
-    assert "no significant donor-directed flip (p=1)" in claim["use_claim"]
+    bundle = directory == "electronic"
+    if len(views) == 3:
+        assert flip == {"passed": None, "missing_views": ["structure_only"]}
+        assert claim["verdict"] == ("bundle: not testable" if bundle else "not testable")
+        assert "not testable: needs the structure_only view" in claim["text"]
+        return
+    assert flip["n_pairs"] == flip["n_counterfactual"] == (258 if directory == "gap" else 240)
+    assert flip["to_donor"] == flip["from_donor"] == 0 and flip["p_one_sided"] == 1.0
+    assert flip["baseline"] == "structure_only"
+    assert claim["verdict"] == ("bundle: a test fails" if bundle else "not supported")
+    assert "no significant donor-directed flip (p=1)" in claim["text"]
+
+
+@pytest.mark.parametrize("directory", ["gap", "electronic"])
+def test_the_issue_never_flip_system_without_structure_only_is_not_testable(
+    release: Path, tmp_path: Path, directory: str
+) -> None:
+    """Issue 19: a system that reads the correct property but answers every counterfactual
+    record with its structure-only answer was "supported (flip measured against the
+    correct-view answer: weaker baseline)": against its correct answers (the sources) its
+    structural choices look like moves onto the donor. Now, without the structure_only run, it
+    is "not testable: needs the structure_only view"; with it, the flip is 0 to 0 and fails."""
+    three = tmp_path / "three"
+    _run_views(release, three, directory, "reads_correct_never_flips", VIEWS[:3])
+    claim = _claims(three)["reads_correct_never_flips"][f"molp2s/{directory}"]
+    assert claim["tests"]["shuffle_drop"]["passed"] is True
+    answers = _answers(release, directory, "reads_correct_never_flips")
+    labels = _read(release / "data" / directory / "counterfactual.labels.jsonl")
+    donors = {r["record_id"]: r["label"] for r in labels}
+    looks_like_moves = sum(answers["counterfactual"][cf] == d for cf, d in donors.items())
+    assert looks_like_moves > 50  # what the old correct-view baseline counted as flips
+    bundle = directory == "electronic"
+    if bundle:
+        assert claim["verdict"] == "bundle: not testable"
+        assert claim["text"].startswith("bundle electronic (dipole, gap, ultraviolet_visible)")
+    else:
+        assert claim["verdict"] == "not testable"
+        assert claim["use_claim"] == "not testable: needs the structure_only view"
+    assert "not testable: needs the structure_only view" in claim["text"]
+    assert "supported" not in claim["text"] and "weaker" not in claim["text"]
+
+    four = tmp_path / "four"
+    _run_views(release, four, directory, "reads_correct_never_flips", VIEWS)
+    claim = _claims(four)["reads_correct_never_flips"][f"molp2s/{directory}"]
+    flip = claim["tests"]["donor_flip"]
+    assert flip["baseline"] == "structure_only"
+    assert flip["to_donor"] == flip["from_donor"] == 0  # its counterfactual answers = its own
+    assert claim["verdict"] == ("bundle: a test fails" if bundle else "not supported")
 
 
 @pytest.mark.parametrize("views", [VIEWS[:3], VIEWS], ids=["three_views", "with_structure_only"])
-def test_a_property_user_is_supported_as_a_bundle(
+def test_a_property_user_gets_a_bundle_verdict_only_with_structure_only(
     release: Path, tmp_path: Path, views: tuple[str, ...]
 ) -> None:
     sweep_dir = tmp_path / "sweep"
     _run_views(release, sweep_dir, "electronic", "uses_property", views)
     (report,) = run_analyses(read_jobs(sweep_dir))
     claim = report.data["models"]["uses_property"]["molp2s/electronic"]
-    assert claim["verdict"] == "supported"
-    assert "bundle electronic" in claim["use_claim"]
-    assert ("weaker baseline" in claim["use_claim"]) == (len(views) == 3)
+    if len(views) == 3:
+        assert claim["verdict"] == "bundle: not testable"
+        assert "not testable: needs the structure_only view" in claim["text"]
+    else:
+        assert claim["verdict"] == "bundle: both tests pass"
+    assert "bundle electronic" in claim["text"] and "supported" not in claim["text"]
     assert len(report.data["model_ids"]["uses_property"]) == len(views)  # one file per view
     assert "model identities (labelled files)" in report.markdown
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from benchreg.core import registry
+from benchreg.core.errors import BenchregError
 from benchreg.core.system import SystemContext
 from benchreg.core.task import load_task
 from benchreg.core.types import Sample
@@ -55,9 +56,10 @@ def ctx(data_root: Path) -> SystemContext:
                          samples=[])
 
 
-def query(question: str, holder: str | None = None, as_of: str | None = None) -> Sample:
-    return Sample("q1", {"question": question}, [],
-                  {"modality": "pdf", "holder": holder, "as_of": as_of})
+def query(question: str, holder: str | None = None, as_of: str | None = None,
+          session: str | None = None, qid: str = "q1") -> Sample:
+    return Sample(qid, {"question": question}, [],
+                  {"modality": "pdf", "holder": holder, "as_of": as_of, "session": session})
 
 
 def atom(holder: str | None, observed: str | None) -> Atom:
@@ -112,7 +114,9 @@ def test_predictions_rank_the_visible_atoms(ctx: SystemContext) -> None:
                           "observed_at": JAN, "holder": "alice", "atom_id": "a#page=1"}
     assert results[0]["score"] > results[1]["score"] > 0
     assert prediction.sample_id == "q1"
-    assert prediction.metadata == {"chunker": "default", "atoms": 3}
+    assert {k: prediction.metadata[k] for k in ("chunker", "atoms", "scope")} == {
+        "chunker": "default", "atoms": 3, "scope": "all"}
+    assert prediction.metadata["score_bound"] > results[0]["score"]
     assert prediction.answer["latency_s"] == prediction.latency_s >= 0
 
 
@@ -133,3 +137,59 @@ def test_k_and_min_score(ctx: SystemContext) -> None:
 
 def test_a_question_of_stopwords_only_gets_no_results(ctx: SystemContext) -> None:
     assert make_bm25(ctx)(query("Is it there?")).answer["results"] == []
+
+
+def test_the_same_visibility_from_the_index_arrays() -> None:
+    atoms = [atom("alice", JAN), atom("bob", JAN), atom(None, MAR), atom(None, None)]
+    from benchreg.families.retrieval.baseline import ScopedIndex
+
+    index = ScopedIndex(atoms)
+    for holder in (None, "alice", "bob", "carol"):
+        for as_of in (None, "2024-02-01T00:00:00+00:00"):
+            sample = query("q", holder, as_of)
+            assert index.visible(sample, True, True).tolist() == _visibility(
+                atoms, sample, True, True).tolist()
+
+
+def test_a_scoped_query_is_answered_from_its_source_alone(ctx: SystemContext) -> None:
+    answer = make_bm25(ctx)
+    scoped = answer(query("lighthouse", session="b"))
+    assert [r["source_id"] for r in scoped.answer["results"]] == ["b"]
+    assert scoped.metadata["scope"] == "b"
+    unscoped = make_bm25(ctx, honour_scope=False)(query("lighthouse", session="b"))
+    assert {r["source_id"] for r in unscoped.answer["results"]} == {"a", "b"}
+
+
+def test_min_relevance_makes_the_baseline_abstain(ctx: SystemContext) -> None:
+    assert make_bm25(ctx, min_relevance=0.0)(query("lighthouse lens")).answer["results"]
+    assert make_bm25(ctx, min_relevance=0.99)(query("lighthouse lens")).answer["results"] == []
+
+
+def test_an_atom_hidden_from_a_query_is_never_returned(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus" / "image"
+    corpus.mkdir(parents=True)
+    (corpus / "x.jsonl").write_text(
+        json.dumps({"id": 1, "text": "a red bus", "hidden_for": ["cap-1"]}) + "\n"
+        + json.dumps({"id": 2, "text": "a bus on a road", "hidden_for": ["cap-2"]}) + "\n",
+        "utf-8")
+    row = source("x", "image", "image/x.jsonl", "alice", JAN)
+    (tmp_path / "corpus" / "manifest.jsonl").write_text(json.dumps(row) + "\n", "utf-8")
+    ctx = SystemContext(task=load_task("retrieval/image"), view="dev", data_root=tmp_path,
+                        samples=[])
+    answer = make_bm25(ctx)
+    own = answer(query("a red bus", qid="cap-1")).answer["results"]
+    assert [r["atom_id"] for r in own] == ["x#id=2"]  # its own caption is hidden from it
+    assert [r["atom_id"] for r in answer(query("a red bus", qid="other")).answer["results"]] == [
+        "x#id=1", "x#id=2"]
+
+
+def test_a_modality_without_corpus_stops_with_one_line(data_root: Path) -> None:
+    rows = [source("v", "video", "x", "alice", JAN)]
+    rows[0]["path"] = None
+    (data_root / "corpus" / "manifest.jsonl").write_text(json.dumps(rows[0]) + "\n", "utf-8")
+    ctx = SystemContext(task=load_task("retrieval/video"), view="dev", data_root=data_root,
+                        samples=[])
+    with pytest.raises(BenchregError) as info:
+        make_bm25(ctx)
+    assert "none of the 1 video sources of this data root has a text corpus" in info.value.what
+    assert "model=predictions" in info.value.what

@@ -244,7 +244,8 @@ def test_an_unknown_chunker() -> None:
         chunk(row("pdf"), pdf_units(), "sentence")
     assert info.value.what == "unknown chunker 'sentence'"
     assert info.value.fix == (
-        "choose default or one of ['block', 'page', 'symbol', 'turn', 'whole', 'window']")
+        "choose default or one of ['block', 'caption', 'page', 'symbol', 'turn', 'whole', "
+        "'window']")
 
 
 def test_a_chunker_of_another_modality() -> None:

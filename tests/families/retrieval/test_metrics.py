@@ -34,13 +34,27 @@ def test_counts() -> None:
         "unanswerable": 2,
         "with_as_of": 1,
         "with_holder": 2,
+        "scoped": 0,
+        "demonstration_entries": 0,
         "resolved": 2,
         "results": 8,
+        "out_of_scope_results": 0,
+        "contradicting_results": 0,
     }
+
+
+def test_scope_and_flag_counts() -> None:
+    samples = [Sample("a", {}, [GOLD], {"session": "s", "demonstration": True})]
+    resolved = ResolvedRanking(4, (2,), flagged={"out_of_scope": (1, 3),
+                                                  "contradicts_manifest": (4,)})
+    counts = retrieval_counts(samples, [Prediction("a", resolved=resolved)])
+    assert (counts["scoped"], counts["demonstration_entries"]) == (1, 1)
+    assert (counts["out_of_scope_results"], counts["contradicting_results"]) == (2, 1)
 
 
 def test_no_samples() -> None:
     assert retrieval_counts([], []) == {
         "entries": 0, "answerable": 0, "unanswerable": 0, "with_as_of": 0, "with_holder": 0,
-        "resolved": 0, "results": 0,
+        "scoped": 0, "demonstration_entries": 0, "resolved": 0, "results": 0,
+        "out_of_scope_results": 0, "contradicting_results": 0,
     }

@@ -1,0 +1,108 @@
+"""Evaluate your own retriever: export the atoms of a chunker and the queries of a split.
+
+    python -m benchreg.families.retrieval.export --root <data root> --task retrieval/pdf \\
+        [--view dev] [--chunker default] [--size N --stride N] [--final] --out <folder>
+
+writes `<folder>/atoms.jsonl` (one atom per line: `atom_id, source_id, region, text,
+observed_at, holder, scope: {session}, hidden_for`) and `<folder>/queries.jsonl` (`query_id,
+question, modality, scope, as_of, answer_format, split`; never the gold). Any retriever can
+rank the atoms for each query outside benchreg; its run is then scored with
+`model=predictions model.path=<run>`: a JSON Lines run (`{"query_id", "results": [{source_id,
+region, score}, ...]}`) or a TREC run (`qid Q0 atom_id rank score tag`) read with the exported
+atoms file (`model.params.atoms=<folder>/atoms.jsonl`). Honour each query's scope and visibility
+as the BM25 baseline does: answer a query with `scope.session` from that source's atoms, skip
+atoms of another holder (`scope.holder`), observed after `as_of`, or hidden from the query
+(`hidden_for`): the resolver flags such results and never counts them as hits.
+
+The test split is frozen: exporting its queries needs `--final` (final acceptance only), as a
+run does (`run.final=true`).
+
+The Python route (a system registered in `benchreg.core.registry.systems`, run in-process) is
+:func:`atoms_for` plus the system contract: docs/retrieval.md, "Your own retriever".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benchreg.core.errors import BenchregError
+from benchreg.core.system import SystemContext
+from benchreg.families.retrieval.baseline import build_atoms
+from benchreg.families.retrieval.chunkers import Atom
+
+
+def atoms_for(ctx: SystemContext, chunker: str = "default", **params: Any) -> list[Atom]:
+    """Every atom of the run's modality (the task's data root) under ``chunker``."""
+    return build_atoms(ctx, chunker, **params)
+
+
+def atom_record(atom: Atom) -> dict[str, Any]:
+    return {"atom_id": atom.atom_id, "source_id": atom.source_id, "region": atom.region,
+            "text": atom.text, "observed_at": atom.observed_at, "holder": atom.holder,
+            "scope": {"session": atom.source_id}, "hidden_for": sorted(atom.hidden_for)}
+
+
+def query_record(sample: Any) -> dict[str, Any]:
+    return {"query_id": sample.id, "question": sample.input["question"],
+            "modality": sample.input["modality"], "scope": sample.input["scope"],
+            "as_of": sample.input["as_of"], "answer_format": sample.input["answer_format"],
+            "split": sample.meta["split"]}
+
+
+def export(root: Path, task_name: str, out: Path, *, view: str = "dev",
+           chunker: str = "default", final: bool = False, **params: Any) -> tuple[int, int]:
+    """Write atoms.jsonl and queries.jsonl; (atoms, queries)."""
+    from benchreg.core.pipeline import load_dataset
+    from benchreg.core.task import load_task
+
+    task = load_task(task_name)
+    root = root.resolve()
+    dataset = load_dataset(task, view, root, final=final)
+    ctx = SystemContext(task, view, root, dataset.samples)
+    atoms = atoms_for(ctx, chunker, **params)
+    if not atoms:
+        raise BenchregError(f"{task_name}: the corpus yields no atom under chunker {chunker!r}",
+                            where=root)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "atoms.jsonl", "w", encoding="utf-8") as handle:
+        for atom in atoms:
+            handle.write(json.dumps(atom_record(atom), ensure_ascii=False) + "\n")
+    with open(out / "queries.jsonl", "w", encoding="utf-8") as handle:
+        for sample in dataset.samples:
+            handle.write(json.dumps(query_record(sample), ensure_ascii=False) + "\n")
+    return len(atoms), len(dataset.samples)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchreg.families.retrieval.export",
+        description="Export a chunker's atoms and a split's queries for your own retriever.")
+    parser.add_argument("--root", required=True, type=Path)
+    parser.add_argument("--task", required=True, help="e.g. retrieval/conversation")
+    parser.add_argument("--view", default="dev", choices=("dev", "test"))
+    parser.add_argument("--chunker", default="default")
+    parser.add_argument("--size", type=int, default=None)
+    parser.add_argument("--stride", type=int, default=None)
+    parser.add_argument("--final", action="store_true",
+                        help="final acceptance: the frozen test split may be read")
+    parser.add_argument("--out", required=True, type=Path)
+    args = parser.parse_args(argv)
+    try:
+        atoms, queries = export(args.root, args.task, args.out, view=args.view,
+                                chunker=args.chunker, final=args.final, size=args.size,
+                                stride=args.stride)
+    except BenchregError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 2
+    print(f"wrote {atoms} atoms to {args.out / 'atoms.jsonl'} and {queries} queries to "
+          f"{args.out / 'queries.jsonl'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
