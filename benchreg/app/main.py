@@ -10,6 +10,7 @@ import os
 import secrets
 import signal
 import sys
+import threading
 import traceback
 from collections.abc import Iterable
 from pathlib import Path
@@ -351,11 +352,7 @@ def main() -> None:
         sys.exit(0)
     except KeyboardInterrupt:
         signame = stopped_by.get("signal", "SIGINT")
-        logger.error(
-            f"stopped by {signame}: answers so far are kept in the run folder's journal; "
-            "run the same command again with the same hydra.run.dir (or hydra.sweep.dir) to "
-            "resume without asking twice"
-        )
+        logger.error(stopped_message(signame))
         sys.exit(143 if signame == "SIGTERM" else 130)
     except Exception as exc:
         error = reword(exc) or (os_error(exc) if isinstance(exc, OSError) else None)
@@ -366,12 +363,36 @@ def main() -> None:
         sys.exit(2)
 
 
+def stopped_message(signame: str) -> str:
+    return (
+        f"stopped by {signame}: answers so far are kept in the run folder's journal; "
+        "run the same command again with the same hydra.run.dir (or hydra.sweep.dir) to "
+        "resume without asking twice"
+    )
+
+
+TERM_GRACE_S = 20.0  # after SIGTERM, a clean stop gets this long before the process exits
+
+
+def _exit_after_grace() -> None:
+    """A stop that has not finished its clean-up in time exits anyway: every answer is already
+    in the journal (flushed as it arrived), so the run still resumes."""
+    sys.stderr.write(f"ERROR   {stopped_message('SIGTERM')} (clean-up took too long)\n")
+    sys.stderr.flush()
+    os._exit(143)
+
+
 def _stop_on_signals() -> dict[str, str]:
     """SIGTERM stops a run the way Ctrl-C does (journal closed, system closed, exit 143), also
-    when SIGINT is ignored (a background job of a shell inherits that, and keeps it)."""
+    when SIGINT is ignored (a background job of a shell inherits that, and keeps it), and within
+    :data:`TERM_GRACE_S` whatever the clean-up does."""
     seen: dict[str, str] = {}
 
     def on_term(signum: int, frame: Any) -> None:
+        if "signal" not in seen:
+            watchdog = threading.Timer(TERM_GRACE_S, _exit_after_grace)
+            watchdog.daemon = True
+            watchdog.start()
         seen["signal"] = "SIGTERM"
         if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
             raise KeyboardInterrupt
