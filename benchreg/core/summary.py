@@ -251,10 +251,9 @@ def summary_csv(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def short_model_id(identity: Any) -> str:
-    """The model identity as the summary table shows it (see core.analysis.short_identity)."""
-    from benchreg.core.analysis import short_identity
-
-    return short_identity(str(identity)) if identity else ""
+    """The model identity as the summary table shows it: the same string as in the job's
+    metrics.json (`model_id`), so that the two can be matched by eye or by search."""
+    return str(identity) if identity else ""
 
 
 def summary_markdown(
