@@ -236,9 +236,7 @@ def _connect(path: Path, *, create: bool) -> sqlite3.Connection:
         )
         db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         if create:
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
-            db.execute(_SCHEMA)
+            _initialise(db)
         # reads the schema: a damaged file says so here, not in the middle of the run
         db.execute("SELECT key FROM responses LIMIT 1").fetchall()
         return db
@@ -252,6 +250,33 @@ def _connect(path: Path, *, create: bool) -> sqlite3.Connection:
         raise _open_error(path, exc) from None
     except OSError as exc:
         raise _open_error(path, exc) from None
+
+
+def _initialise(db: sqlite3.Connection) -> None:
+    """WAL mode and the schema. Switching the journal mode takes an exclusive lock that sqlite
+    does not wait for through the busy handler, so parallel jobs creating the file at once would
+    see "database is locked": skip the switch once the file is WAL, and retry busy errors until
+    the busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    pause = 0.01
+    while True:
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute(_SCHEMA)
+            return
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.25)
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    text = str(exc).lower()
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text or "busy" in text
 
 
 def _open_error(path: Path, exc: BaseException) -> BenchregError:
