@@ -155,10 +155,28 @@ def stop_pool_workers() -> None:
         executor.shutdown(wait=True, kill_workers=True)
         release_temp_folders(getattr(executor, "_temp_folder_manager", None))
         reusable._executor = None  # type: ignore[union-attr]
+    release_semaphores()
     tracker = sys.modules.get("joblib.externals.loky.backend.resource_tracker")
     stop = getattr(getattr(tracker, "_resource_tracker", None), "_stop", None)
     if stop is not None:
         stop()
+
+
+def release_semaphores() -> None:
+    """Run now the finalizers of loky's named semaphores. Left to interpreter exit they run
+    after the tracker is stopped, start a new tracker that knows none of them, and it prints a
+    `KeyError: '/loky-...'` traceback per semaphore. Unlinking a name leaves open handles usable."""
+    from multiprocessing import util
+
+    synchronize = sys.modules.get("joblib.externals.loky.backend.synchronize")
+    cleanup = getattr(getattr(synchronize, "SemLock", None), "_cleanup", None)
+    registry = getattr(util, "_finalizer_registry", None)
+    if cleanup is None or not isinstance(registry, dict):
+        return
+    for finalizer in list(registry.values()):
+        if getattr(finalizer, "_callback", None) is cleanup:
+            with contextlib.suppress(Exception):
+                finalizer()
 
 
 def release_temp_folders(manager: Any) -> None:
