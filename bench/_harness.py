@@ -12,7 +12,8 @@ machine hits all sides of a repeat alike. Measured per run: whole-process wall (
 interpreter start-up and imports included) and the peak RSS of the whole process tree (the
 child's own ``ru_maxrss`` from ``wait4``, and the sampled sum over its workers, bench/_rss.py).
 Reported: the median of each side, and the median over repeats of the per-repeat ratio to the
-reference side.
+reference side. Every side runs without ``PYTHONDONTWRITEBYTECODE`` (bytecode cached, as a
+user's Python does by default).
 """
 
 from __future__ import annotations
@@ -118,6 +119,9 @@ def run_child(
     bench_root = str(Path(__file__).resolve().parents[1])
     wrapper = [sys.executable, "-m", "bench._rss", *argv]
     full_env = {**os.environ, **env}
+    # as a user's Python runs: bytecode cached (this workplace sets PYTHONDONTWRITEBYTECODE,
+    # which recompiles every imported module at each start), for every side alike
+    full_env.pop("PYTHONDONTWRITEBYTECODE", None)
     if cwd is not None and cwd != bench_root:
         # bench._rss itself is found through PYTHONPATH; benchreg through the env's own entry
         full_env["PYTHONPATH"] = os.pathsep.join(

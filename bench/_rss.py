@@ -1,8 +1,10 @@
 """`python -m bench._rss CMD...`: run CMD; print its wall and peak RSS (JSON) on stderr.
 
-`peak_rss_mib` is CMD's own peak (exact, from the kernel); `tree_peak_rss_mib` the largest sum of
-the RSS of CMD and every process under it (load workers), sampled every 20 ms from /proc (Linux;
-null elsewhere): it may miss a peak shorter than that.
+`peak_rss_mib` is CMD's own peak (exact, from the kernel); `tree_peak_rss_mib` the larger of that
+and the largest sum, over CMD and every process under it (load workers, pool workers), of their
+proportional set sizes (`Pss` in /proc/PID/smaps_rollup: a page shared by n processes counts 1/n
+in each, so a fork sharing its parent's pages, or one that has not exec'd yet, is not counted
+twice), sampled every 20 ms (Linux; null elsewhere): it may miss a peak shorter than that.
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ import time
 from pathlib import Path
 
 
-def _rss_mib(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except (OSError, ValueError):
-        pass
+def _pss_mib(pid: int) -> float:
+    for name, key in (("smaps_rollup", "Pss:"), ("status", "VmRSS:")):
+        try:
+            for line in Path(f"/proc/{pid}/{name}").read_text().splitlines():
+                if line.startswith(key):
+                    return int(line.split()[1]) / 1024
+        except (OSError, ValueError):
+            continue
     return 0.0
 
 
@@ -39,7 +42,7 @@ def _tree(pid: int) -> list[int]:
 
 def _sample(pid: int, peak: list[float], done: threading.Event) -> None:
     while not done.wait(0.02):
-        peak[0] = max(peak[0], sum(_rss_mib(p) for p in _tree(pid)))
+        peak[0] = max(peak[0], sum(_pss_mib(p) for p in _tree(pid)))
 
 
 tic = time.perf_counter()

@@ -1,64 +1,53 @@
-"""Benchmark: reaction-condition MC scoring at 100,000 questions vs a minimal stdlib scorer.
+"""Benchmark: the documented reaction-MC predictions command at 100,000 questions vs a minimal
+stdlib scorer, on an indented and on a compact question file.
 
 Run by hand, from the project root:
 
-    python -m bench.reaction_mc_100k [--questions 100000] [--repeats 3]
+    python -m bench.reaction_mc_100k [--questions 100000] [--repeats 5] [--layouts indented compact]
 
 Data (temp folder): the embedded sample's `single_varying` questions, cycled with new ids
-(`bench<k>_table_0_q1`) into one `multiple_choice_single_varying.json` of N questions (~1.9 kB
-each), and a predictions file `{id: index}` with a seeded random option per question.
+(`bench<k>_table_0_q1`) into one `multiple_choice_single_varying.json` of N questions, written
+twice: pretty-printed (`json.dumps(..., indent=2)`, ~3.2 kB a question) and compact (one line,
+`json.dumps(...)`, ~1.9 kB), each in its own data root; and a predictions file `{id: index}`
+with a seeded random option per question.
 
-Sides, each in its own process (whole-process wall and peak RSS, see bench/_harness.py):
-- `minimal scorer`: stdlib only, the structural rules of `records.py` (options non-empty, the
-  five aligned meta lists as long as the options, answer a non-empty list of in-range ints, id
-  pattern and suffix, question_type, target_key), ids unique, then hits = predicted index among
-  the options of the best `meta.effective_scores` (benchreg's `exact_match_accuracy`);
-- `benchreg, first run`: `run_task(reaction_mc/single_varying, model=predictions)`, default
-  CIs, with an empty check cache;
-- `benchreg, repeated run`: the same with the check cache of an earlier run (unchanged file: the
-  consistency validator's findings are reused, see docs/scale.md).
-Hits are checked equal on both sides.
+Sides, each a whole process (start-up and imports included), wall and peak RSS of the whole
+process tree (load workers included, bench/_harness.py), paired, fresh output folder per run:
+- `minimal scorer` (reference, one per layout): stdlib only, `json.loads` of the file, the
+  structural rules of `records.py` (options non-empty, the five aligned meta lists as long as
+  the options, answer a non-empty list of in-range ints, id pattern and suffix, question_type,
+  target_key), ids unique, then hits = predicted index among the options of the best
+  `meta.effective_scores` (benchreg's `exact_match_accuracy`);
+- `benchreg, first run`: the documented command, `python -m benchreg
+  task=reaction_mc/single_varying model=predictions model.path=PRED roots.reaction_mc=ROOT
+  hydra.run.dir=OUT/run`, default CIs, with an empty benchreg cache folder;
+- `benchreg, repeated run`: the same with the cache folder of an earlier run (unchanged file:
+  the questions and the consistency validator's findings are reused, see docs/scale.md).
+Every benchreg run is checked: its `metrics.json` scored all N questions (statuses ok = N,
+denominator N), and its hits equal the minimal scorer's. `BENCH_BENCHREG_ROOT=DIR` runs the
+benchreg of another tree (before/after in one session).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import random
 import re
-import statistics
 import sys
-import tempfile
 from pathlib import Path
-from typing import Any
-
-from bench._harness import Side, cold_and_warm, measure, report
 
 FILE = "multiple_choice_single_varying.json"
 ALIGNED = (
-    "yields", "effective_scores", "scores", "option_relative_scores", "option_source_entries"
+    "yields",
+    "effective_scores",
+    "scores",
+    "option_relative_scores",
+    "option_source_entries",
 )
-
-
-def build(folder: Path, n: int) -> None:
-    sample = Path(__file__).resolve().parents[1] / "benchreg/families/reaction_mc/sample" / FILE
-    pool = json.loads(sample.read_text("utf-8"))
-    rng = random.Random(0)
-    questions, preds = [], {}
-    for k in range(n):
-        question = {**pool[k % len(pool)], "id": f"bench{k}_table_0_q1"}
-        questions.append(question)
-        preds[question["id"]] = rng.randrange(len(question["options"]))
-    (folder / "data").mkdir()
-    (folder / "data" / FILE).write_text(json.dumps(questions, ensure_ascii=False, indent=2))
-    (folder / "predictions.json").write_text(json.dumps(preds))
-
-
 ID_RE = re.compile(r"^(?P<table>.+)_q(?P<n>\d+)(?P<suffix>_ref_control|_ref)?$")
 
 
-def minimal_scorer(folder: Path) -> dict[str, int]:
-    questions = json.loads((folder / "data" / FILE).read_text("utf-8"))
+def minimal_scorer(data: Path, preds: Path) -> dict[str, int]:
+    questions = json.loads((data / FILE).read_text("utf-8"))
     gold: dict[str, list[int]] = {}
     for q in questions:
         qid, n = q["id"], len(q["options"])
@@ -75,65 +64,140 @@ def minimal_scorer(folder: Path) -> dict[str, int]:
         effective = q["meta"]["effective_scores"]  # exact match: an option of the best score
         top = max(effective)
         gold[qid] = [i for i, value in enumerate(effective) if value == top]
-    preds = json.loads((folder / "predictions.json").read_text("utf-8"))
-    return {"hits": sum(1 for qid, index in preds.items() if index in gold.get(qid, ()))}
+    del questions
+    predictions = json.loads(preds.read_text("utf-8"))
+    return {"hits": sum(1 for qid, index in predictions.items() if index in gold.get(qid, ()))}
 
 
-def benchreg_scorer(folder: Path) -> dict[str, Any]:
-    from benchreg import RunOptions, load_task, run_task
+LAYOUTS = {"indented": {"indent": 2}, "compact": {}}
 
-    result = run_task(
-        load_task("reaction_mc/single_varying"),
-        view=None,
-        roots={"reaction_mc": str(folder / "data")},
-        options=RunOptions(progress=False),
-        system_cfg={"name": "predictions", "path": str(folder / "predictions.json")},
-    )
-    workers = result.dataset.info.get("read_by", {}).get("worker_peak_rss_mib", [])
-    hits = round(result.metrics["exact_match_accuracy"].value * len(result.samples))
-    return {"hits": hits, "worker_peak_rss_mib": workers}
+
+def build(folder: Path, n: int, layouts: list[str]) -> dict[str, Path]:
+    import random
+
+    sample = Path(__file__).resolve().parents[1] / "benchreg/families/reaction_mc/sample" / FILE
+    pool = json.loads(sample.read_text("utf-8"))
+    rng = random.Random(0)
+    questions, preds = [], {}
+    for k in range(n):
+        question = {**pool[k % len(pool)], "id": f"bench{k}_table_0_q1"}
+        questions.append(question)
+        preds[question["id"]] = rng.randrange(len(question["options"]))
+    roots = {}
+    for layout in layouts:
+        root = folder / f"data-{layout}"
+        root.mkdir()
+        text = json.dumps(questions, ensure_ascii=False, **LAYOUTS[layout])  # type: ignore[arg-type]
+        (root / FILE).write_text(text, encoding="utf-8")
+        roots[layout] = root
+    (folder / "predictions.json").write_text(json.dumps(preds))
+    return roots
+
+
+def scored(out: Path, n: int) -> tuple[int, tuple[str, int], list[float]]:
+    """The exact-match hits of a benchreg run in ``out``, checked to have scored all ``n``, and
+    how its data were read (`dataset_info` in provenance.json: checks run or cached, processes,
+    the load workers' peak RSS)."""
+    metrics = json.loads((out / "run" / "metrics.json").read_text("utf-8"))
+    exact = metrics["metrics"]["exact_match_accuracy"]
+    if (metrics["n"], exact["denominator"], metrics["statuses"]["ok"]) != (n, n, n):
+        raise AssertionError(f"not all {n:,} questions scored: {metrics['statuses']}")
+    info = json.loads((out / "run" / "provenance.json").read_text("utf-8")).get("dataset_info", {})
+    read_by = info.get("read_by") or {}
+    how = (str(info.get("checks")), int(read_by.get("processes", 1)))
+    return round(exact["value"] * exact["denominator"]), how, read_by.get("worker_peak_rss_mib", [])
 
 
 def main() -> int:
+    import argparse
+    import tempfile
+
+    from bench._harness import Side, benchreg_cli, benchreg_root, cold_and_warm, measure, report
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=100_000)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--side", choices=["minimal", "benchreg"], help=argparse.SUPPRESS)
-    parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--layouts", nargs="+", choices=list(LAYOUTS), default=list(LAYOUTS))
     args = parser.parse_args()
-    if args.side:
-        fn = minimal_scorer if args.side == "minimal" else benchreg_scorer
-        print(json.dumps(fn(args.data)))
-        return 0
+    n = args.questions
+    hits: list[int] = []
+    tables = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        build(folder, args.questions)
-        size = (folder / "data" / FILE).stat().st_size
-        me = [sys.executable, "-m", "bench.reaction_mc_100k", "--data", str(folder), "--side"]
-        sides = [
-            Side("minimal stdlib scorer (reference)", [*me, "minimal"]),
-            *cold_and_warm(
-                [*me, "benchreg"],
-                folder,
-                "benchreg, first run (empty check cache)",
-                "benchreg, repeated run (unchanged data)",
-            ),
-        ]
+        roots = build(folder, n, args.layouts)
+        preds = folder / "predictions.json"
+
+        def check_minimal(_out: Path, stdout: str) -> None:
+            hits.append(json.loads(stdout.strip().splitlines()[-1])["hits"])
+
+        reads: dict[tuple[str, int], list[float]] = {}
+
+        def check_benchreg(out: Path, _stdout: str) -> None:
+            found, how, workers = scored(out, n)
+            hits.append(found)
+            reads.setdefault(how, []).extend(workers)
+
+        groups, sides = [], []
+        for layout, root in roots.items():
+            (folder / layout).mkdir()
+            argv, env, cwd = benchreg_cli(
+                "task=reaction_mc/single_varying",
+                "model=predictions",
+                f"model.path={preds}",
+                f"roots.reaction_mc={root}",
+                "hydra.run.dir={out}/run",
+            )
+            me = [
+                sys.executable,
+                "-m",
+                "bench.reaction_mc_100k",
+                "--side-minimal",
+                str(root),
+                str(preds),
+            ]
+            group = [
+                Side("minimal stdlib scorer (reference)", me, check=check_minimal),
+                *cold_and_warm(
+                    argv,
+                    folder / layout,
+                    "benchreg CLI, first run (empty cache)",
+                    "benchreg CLI, repeated run (unchanged file)",
+                    env=env,
+                    cwd=cwd,
+                    check=check_benchreg,
+                ),
+            ]
+            size = (root / FILE).stat().st_size
+            groups.append((layout, size, group))
+            sides += group
         measure(sides, args.repeats)
-        results = [[json.loads(o.strip().splitlines()[-1]) for o in s.outputs] for s in sides]
-        hits = {r["hits"] for side in results for r in side}
-        assert len(hits) == 1, hits
-        workers = [w for r in results[1] for w in r["worker_peak_rss_mib"]]
-    print(f"reaction-MC single_varying, {args.questions:,} questions ({size / 2**20:.0f} MiB "
-          f"JSON), same hits on both sides: {hits.pop():,}")
-    print(report(sides, sides[0], per=args.questions, unit="questions"))
-    if workers:
-        print(f"first run: read by {len(results[1][0]['worker_peak_rss_mib']) + 1} processes; "
-              f"the load worker's own peak RSS {statistics.median(workers):.0f} MiB (not in the "
-              "column above); all processes together at most "
-              f"{statistics.median(sides[1].tree_rss_mib):.0f} MiB (sampled every 20 ms; medians)")
+        for layout, size, group in groups:
+            tables.append(
+                f"{layout} file ({size / 2**20:.0f} MiB JSON):\n"
+                + report(group, group[0], per=n, unit="questions")
+            )
+    if len(set(hits)) != 1:
+        raise AssertionError(f"hits differ: {hits}")
+    print(
+        f"reaction-MC single_varying, {n:,} questions; same hits on every side and run: "
+        f"{hits[0]:,}; every benchreg run scored all {n:,} questions (metrics.json); "
+        f"benchreg of {benchreg_root()}"
+    )
+    print(
+        "command: python -m benchreg task=reaction_mc/single_varying model=predictions "
+        "model.path=PRED roots.reaction_mc=ROOT hydra.run.dir=OUT/run"
+    )
+    print("\n".join(tables))
+    for (checks, processes), workers in reads.items():
+        peaks = (
+            f", load workers' peak RSS {min(workers):.0f}-{max(workers):.0f} MiB" if workers else ""
+        )
+        print(f"benchreg runs with checks {checks}: data read by {processes} process(es){peaks}")
     return 0
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--side-minimal"]:  # the reference side: nothing else imported
+        print(json.dumps(minimal_scorer(Path(sys.argv[2]), Path(sys.argv[3]))))
+        sys.exit(0)
     sys.exit(main())

@@ -1,181 +1,293 @@
-"""Benchmark: scoring 100,000 retrieval queries x 100 results (recall@10, MRR, nDCG@10 plus the
-spec's other metrics), against ir-measures (pytrec_eval) on the same three standard measures.
+"""Benchmark: the documented retrieval scoring command on 100,000 queries x 100 results, beside
+ir-measures (pytrec_eval) and ranx on the same run.
 
 Run by hand, from the project root:
 
-    python -m bench.retrieval_scoring [--queries 100000] [--results 100] [--repeats 1]
+    python -m bench.retrieval_scoring [--queries 100000] [--results 100] [--repeats 5]
+    BENCH_BENCHREG_ROOT=/tmp/before python -m bench.retrieval_scoring --queries 20000  # old code
 
-Each side runs in its own subprocess (so its peak RSS is its own) on the same seeded data:
-queries with 1-5 gold conversation turns, 100 ranked single-turn results each. The data are
-generated before the clock starts and held as numpy arrays, the stand-in of a run file on disk
-(as 10 million Python tuples they made every garbage collection of the timed code walk them).
-Timed:
-- benchreg: build each answer (Python dicts, as the predictions reader makes them, with the
-  garbage collector paused as `benchreg.core.reader` does), check it (answer schema), resolve
-  it against the gold regions (resolver), then every ranking metric of the retrieval task, in
-  chunks of 2,000 queries (the answers of a chunk are dropped once resolved; the resolutions
-  are kept);
-- ir-measures: build the qrels and run dicts (collector paused the same way), then
-  `calc_aggregate` of R@10, RR, nDCG@10.
-With `--repeats N` the two sides alternate N times (a slow spell of a shared machine hits both)
-and the medians are printed. Prints wall seconds and peak RSS of each, the ratio, and checks
-that the three means agree.
+Data (generated in a temp folder, seeded): a retrieval data root for the `pdf` modality as the
+loader reads it (docs/retrieval.md "Data root"): `corpus/manifest.jsonl` with 2,000 documents
+(no corpus files), `sets/bench.jsonl` with N dev entries, each about one document
+(`scope.session`, as MMLongBench-Doc) with 1-3 gold pages; the run, 100 results per query
+(pages of its own document, the gold among them for most queries, and a few of other
+documents, which the resolver flags out of scope), distinct scores, written twice:
+
+- `run.trec` (`qid Q0 docno rank score tag`, ordered by score) with `run.trec.atoms.jsonl`
+  beside it (docno -> source_id, region {page}), and
+- `run.jsonl` (one line per query, `{"query_id", "results": [{source_id, region, score}]}`);
+- `qrels.txt` (TREC qrels of the gold pages, docnos as in the atoms) for the references.
+
+Sides, each a whole process reading the run from disk (bench/_harness.py: fresh output folder
+per run, wall from start to exit, peak RSS of the process tree), paired, medians:
+
+- benchreg, TREC + atoms: `python -m benchreg task=retrieval/pdf model=predictions
+  model.path=run.trec roots.retrieval=ROOT hydra.run.dir={out}/run` (the documented command),
+  as a first run (an empty cache folder, `BENCHREG_CACHE_DIR`, before each run: the entries
+  are read and checked) and with the data set seen before (a cache filled by one discarded
+  run: the checked entries are reused, bench/_harness.py `cold_and_warm`; the run file itself
+  is always read in full);
+- benchreg, JSONL: the same with `model.path=run.jsonl`, data set seen before;
+- ir-measures (pytrec_eval): read qrels and run (`ir_measures.read_trec_*`), `calc_aggregate` of
+  R@10, RR, nDCG@10;
+- ranx: `Qrels.from_file`, `Run.from_file` (kind trec), `evaluate` of recall@10, mrr, ndcg@10.
+
+Checked after every run: benchreg's metrics.json scored every query (`n` of recall@10 equals N,
+statuses all ok); the three means of every side agree to 1e-9.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import random
-import resource
-import statistics
-import subprocess
 import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+import tempfile
+from pathlib import Path
 
-import numpy as np
+from bench._harness import Side, benchreg_cli, cold_and_warm, measure, report
 
-CHUNK = 2000
-# one chunk: first query number, gold turns (flat) with per-query offsets, ranked turns and
-# their scores (queries x results)
-Chunk = tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+N_DOCS = 2000
+PAGES = 200  # pages per document
+DATASET, REVISION = "benchreg-sample-retrieval", "2024.1"
+# the embedded sample's (synthetic) annotation: generated gold is demonstration data, honestly
+ANNOTATION = "hand-written for the benchreg embedded sample (demonstration, not a benchmark)"
+MEASURES = ("recall@10", "mrr", "ndcg@10")
+TOLERANCE = 1e-9
+COLD = "benchreg, TREC+atoms, first run"
 
 
-def generate(n_queries: int, n_results: int, seed: int = 0) -> Iterator[Chunk]:
+def build(folder: Path, n_queries: int, n_results: int, seed: int = 0) -> dict[str, Path]:
+    """Write the data root, both runs and the qrels into ``folder``."""
     rng = random.Random(seed)
-    for first in range(0, n_queries, CHUNK):
-        golds, turns, scores = [], [], []
-        for _ in range(first, min(first + CHUNK, n_queries)):
-            gold = rng.sample(range(1, 400), rng.randint(1, 5))
-            pool = gold + rng.sample(range(400, 2000), n_results)
-            turns.append(rng.sample(pool, n_results))
-            scores.append(sorted((rng.random() for _ in range(n_results)), reverse=True))
-            golds.append(gold)
-        offsets = np.cumsum([0] + [len(g) for g in golds])
-        yield (first, np.array([t for g in golds for t in g]), offsets,
-               np.array(turns, dtype=np.int64), np.array(scores, dtype=np.float64))
+    root = folder / "root"
+    (root / "sets").mkdir(parents=True)
+    (root / "corpus").mkdir()
+    with (root / "corpus" / "manifest.jsonl").open("w") as out:
+        for d in range(N_DOCS):
+            row = {
+                "source_id": f"doc{d}",
+                "modality": "pdf",
+                "dataset": DATASET,
+                "revision": REVISION,
+                "license": "CC0-1.0",
+                "annotation_source": ANNOTATION,
+            }
+            out.write(json.dumps(row) + "\n")
+    with (folder / "run.trec.atoms.jsonl").open("w") as out:
+        for d in range(N_DOCS):
+            for p in range(1, PAGES + 1):
+                atom = {"atom_id": f"doc{d}-p{p}", "source_id": f"doc{d}", "region": {"page": p}}
+                out.write(json.dumps(atom) + "\n")
+    paths = {
+        "root": root,
+        "trec": folder / "run.trec",
+        "jsonl": folder / "run.jsonl",
+        "qrels": folder / "qrels.txt",
+    }
+    own = min(n_results - 5, PAGES)
+    with (
+        (root / "sets" / "bench.jsonl").open("w") as sets,
+        paths["trec"].open("w") as trec,
+        paths["jsonl"].open("w") as jsonl,
+        paths["qrels"].open("w") as qrels,
+    ):
+        for q in range(n_queries):
+            qid, doc = f"q{q:06d}", rng.randrange(N_DOCS)
+            gold = rng.sample(range(1, PAGES + 1), rng.randint(1, 3))
+            entry = {
+                "query_id": qid,
+                "modality": "pdf",
+                "question": f"question {q}",
+                "answer": None,
+                "answer_format": "none",
+                "gold": [{"source_id": f"doc{doc}", "region": {"page": p}} for p in gold],
+                "scope": {"holder": None, "session": f"doc{doc}", "scenario": "bench"},
+                "as_of": None,
+                "unanswerable": False,
+                "origin": {
+                    "dataset": DATASET,
+                    "revision": REVISION,
+                    "item": qid,
+                    "license": "CC0-1.0",
+                },
+                "split": "dev",
+            }
+            sets.write(json.dumps(entry) + "\n")
+            for p in gold:
+                qrels.write(f"{qid} 0 doc{doc}-p{p} 1\n")
+            pages = rng.sample(range(1, PAGES + 1), own)
+            hits = [p for p in gold if p in pages]
+            if not hits and rng.random() < 0.8:  # most queries find some gold
+                pages[rng.randrange(own)] = gold[0]
+            if rng.random() < 0.5:  # gold near the top for half of the queries
+                for p in gold[:2]:
+                    if p in pages:
+                        pages.remove(p)
+                    pages.insert(rng.randrange(10), p)
+                pages = pages[:own]
+            ranked = [(doc, p) for p in pages]
+            seen = set(ranked)  # no result twice (ir-measures and ranx keep one of each docno)
+            while len(ranked) < n_results:
+                other = (rng.randrange(N_DOCS), rng.randint(1, PAGES))
+                if other[0] != doc and other not in seen:
+                    seen.add(other)
+                    ranked.insert(rng.randrange(len(ranked) + 1), other)
+            scores = sorted(rng.sample(range(1, 10**9), n_results), reverse=True)
+            results = []
+            for rank, ((d, p), s) in enumerate(zip(ranked, scores, strict=True), start=1):
+                score = s / 1e6
+                trec.write(f"{qid} Q0 doc{d}-p{p} {rank} {score!r} bench\n")
+                results.append({"source_id": f"doc{d}", "region": {"page": p}, "score": score})
+            jsonl.write(json.dumps({"query_id": qid, "results": results}) + "\n")
+    return paths
 
 
-def queries(chunk: Chunk) -> Iterator[tuple[str, list[int], list[int], list[float]]]:
-    """qid, gold turns, ranked turns, scores of each query of a chunk, as Python objects."""
-    first, gold, offsets, turns, scores = chunk
-    gold_lists = gold.tolist()
-    bounds = offsets.tolist()
-    for i, (ranked, score) in enumerate(zip(turns.tolist(), scores.tolist(), strict=True)):
-        yield f"q{first + i}", gold_lists[bounds[i] : bounds[i + 1]], ranked, score
+def prepare(folder: Path, n_queries: int, n_results: int) -> dict[str, Path]:
+    """Build the data in ``folder``, or reuse it when a previous ``--keep`` built the same size."""
+    stamp = folder / "bench.json"
+    size = {"queries": n_queries, "results": n_results}
+    names = {"root": "root", "trec": "run.trec", "jsonl": "run.jsonl", "qrels": "qrels.txt"}
+    if stamp.is_file() and json.loads(stamp.read_text()) == size:
+        return {k: folder / v for k, v in names.items()}
+    if folder.exists() and any(folder.iterdir()):
+        raise SystemExit(f"--keep {folder}: not empty and not data of this size; use a new folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = build(folder, n_queries, n_results)
+    stamp.write_text(json.dumps(size))
+    return paths
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    # benchreg.core.reader.gc_paused for both sides' building step, written out: importing
-    # benchreg here would add ~20 MB and its import time to the ir-measures side's figures
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def run_benchreg(n_queries: int, n_results: int) -> dict[str, float]:
-    from benchreg.core.registry import load_components
-    from benchreg.core.scoring import parse_and_check, resolve, score
-    from benchreg.core.task import load_task
-    from benchreg.core.types import Dataset, Prediction, Sample
-
-    load_components()
-    spec = load_task("retrieval/conversation")
-    chunks = list(generate(n_queries, n_results))
-    tic = time.perf_counter()
-    samples, predictions = [], []
-    dataset = Dataset(samples=[], files=[], info={"manifest": {}})
-    for chunk in chunks:
-        batch_s, batch_p = [], []
-        with gc_paused():
-            for qid, gold, ranked, scores in queries(chunk):
-                batch_s.append(Sample(
-                    qid, {}, [{"source_id": "s", "region": {"turn": g}} for g in gold],
-                    {"modality": "conversation", "as_of": None, "holder": None}))
-                batch_p.append(Prediction(qid, answer={"results": [
-                    {"source_id": "s", "region": {"turn": t}, "score": sc}
-                    for t, sc in zip(ranked, scores, strict=True)]}, latency_s=0.01))
-        parse_and_check(spec, batch_s, batch_p)
-        resolve(spec.model_copy(update={"resolver": spec.resolver.model_copy(
-            update={"params": {"record": False}})}), dataset, batch_s, batch_p)
-        for p in batch_p:
-            p.answer = None
-        samples += batch_s
-        predictions += batch_p
-    scores = score(spec, samples, predictions, n_boot=0, progress=False)
-    wall = time.perf_counter() - tic
-    return {"wall": wall, **{k: scores.values[k].value for k in ("recall@10", "mrr", "ndcg@10")}}
-
-
-def run_ir_measures(n_queries: int, n_results: int) -> dict[str, float]:
+def run_ir_measures(qrels: Path, run: Path) -> dict[str, float]:
     import ir_measures
 
-    chunks = list(generate(n_queries, n_results))
-    tic = time.perf_counter()
-    qrels: dict[str, dict[str, int]] = {}
-    run: dict[str, dict[str, float]] = {}
-    for chunk in chunks:
-        with gc_paused():
-            for qid, gold, ranked, scores in queries(chunk):
-                qrels[qid] = {f"t{g}": 1 for g in gold}
-                run[qid] = {f"t{t}": sc for t, sc in zip(ranked, scores, strict=True)}
-    measures = [ir_measures.parse_measure(m) for m in ("R@10", "RR", "nDCG@10")]
-    agg = ir_measures.calc_aggregate(measures, qrels, run)
-    wall = time.perf_counter() - tic
-    values = {str(k): v for k, v in agg.items()}
-    return {"wall": wall, "recall@10": values["R@10"], "mrr": values["RR"],
-            "ndcg@10": values["nDCG@10"]}
+    names = {"R@10": "recall@10", "RR": "mrr", "nDCG@10": "ndcg@10"}
+    measures = [ir_measures.parse_measure(m) for m in names]
+    agg = ir_measures.calc_aggregate(
+        measures, ir_measures.read_trec_qrels(str(qrels)), ir_measures.read_trec_run(str(run))
+    )
+    return {names[str(k)]: float(v) for k, v in agg.items()}
 
 
-def child(side: str, n_queries: int, n_results: int) -> None:
-    out = (run_benchreg if side == "benchreg" else run_ir_measures)(n_queries, n_results)
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps(out))
+def run_ranx(qrels: Path, run: Path) -> dict[str, float]:
+    from ranx import Qrels, Run, evaluate
+
+    values = evaluate(
+        Qrels.from_file(str(qrels), kind="trec"),
+        Run.from_file(str(run), kind="trec"),
+        list(MEASURES),
+    )
+    return {k: float(v) for k, v in values.items()}
+
+
+def benchreg_check(n_queries: int, found: dict[str, dict[str, float]], label: str):
+    def check(out_dir: Path, stdout: str) -> None:
+        record = json.loads((out_dir / "run" / "metrics.json").read_text())
+        recall = record["metrics"]["recall@10"]
+        statuses = record.get("statuses") or {}
+        if recall["n"] != n_queries or recall["denominator"] != n_queries:
+            raise SystemExit(
+                f"{label}: scored {recall['n']}/{recall['denominator']} of {n_queries} queries"
+            )
+        if statuses and statuses.get("ok") != n_queries:
+            raise SystemExit(f"{label}: statuses {statuses}")
+        found[label] = {m: float(record["metrics"][m]["value"]) for m in MEASURES}
+
+    return check
+
+
+def reference_check(found: dict[str, dict[str, float]], label: str):
+    def check(out_dir: Path, stdout: str) -> None:
+        found[label] = json.loads(stdout.strip().splitlines()[-1])
+
+    return check
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=100_000)
     parser.add_argument("--results", type=int, default=100)
-    parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--side", choices=["benchreg", "ir_measures"], help=argparse.SUPPRESS)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--keep",  # a folder outside the temp folder: reused by later runs of the script
+        type=Path,
+        help="build the data in DIR (kept), or reuse it when DIR already holds it",
+    )
+    parser.add_argument("--side", choices=["ir_measures", "ranx"], help=argparse.SUPPRESS)
+    parser.add_argument("--qrels", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--run", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.side:
-        child(args.side, args.queries, args.results)
+        fn = run_ir_measures if args.side == "ir_measures" else run_ranx
+        print(json.dumps(fn(args.qrels, args.run)))
         return 0
-    runs: dict[str, list[dict[str, float]]] = {"benchreg": [], "ir_measures": []}
-    for _ in range(args.repeats):
-        for side in runs:
-            proc = subprocess.run(
-                [sys.executable, "-m", "bench.retrieval_scoring", "--side", side,
-                 "--queries", str(args.queries), "--results", str(args.results)],
-                check=True, capture_output=True, text=True)
-            runs[side].append(json.loads(proc.stdout.strip().splitlines()[-1]))
-    out = {side: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
-           for side, rs in runs.items()}
-    ours, theirs = out["benchreg"], out["ir_measures"]
-    ratios = [a["wall"] / b["wall"] for a, b in zip(runs["benchreg"], runs["ir_measures"],
-                                                     strict=True)]
-    print(f"{args.queries} queries x {args.results} results, median of {args.repeats}")
-    for side in runs:
-        walls = " ".join(f"{r['wall']:.1f}" for r in runs[side])
-        print(f"  {side:12s} wall {out[side]['wall']:7.2f} s   peak RSS "
-              f"{out[side]['peak_rss_mb']:7.0f} MB (process, incl. the generated data)"
-              f"   runs: {walls}")
-    print(f"  ratio benchreg / ir-measures wall (median of pairs): "
-          f"{statistics.median(ratios):.2f}")
-    for name in ("recall@10", "mrr", "ndcg@10"):
-        diff = abs(ours[name] - theirs[name])
-        print(f"  {name:10s} benchreg {ours[name]:.12f}  ir-measures {theirs[name]:.12f}  "
-              f"|diff| {diff:.1e}")
+    if args.results < 10:
+        parser.error("--results must be >= 10")
+    found: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = prepare(args.keep or Path(tmp), args.queries, args.results)
+        me = [
+            sys.executable,
+            "-m",
+            "bench.retrieval_scoring",
+            "--qrels",
+            str(paths["qrels"]),
+            "--run",
+            str(paths["trec"]),
+            "--side",
+        ]
+        sides = []
+        for label, ref in (
+            ("ir-measures (pytrec_eval), TREC run", "ir_measures"),
+            ("ranx, TREC run", "ranx"),
+        ):
+            sides.append(Side(label, [*me, ref], check=reference_check(found, label)))
+
+        def command(run: Path) -> tuple[list[str], dict[str, str], str | None]:
+            return benchreg_cli(
+                "task=retrieval/pdf",
+                "model=predictions",
+                f"model.path={run}",
+                f"roots.retrieval={paths['root']}",
+                "hydra.run.dir={out}/run",
+            )
+
+        # first run: an empty cache (the entries read and checked); then the same data set seen
+        # before (its checked entries reused from the cache, the run itself read in full)
+        argv, env, cwd = command(paths["trec"])
+        cold_label, warm_label = COLD, "benchreg, TREC+atoms, data cached"
+        first, repeated = cold_and_warm(
+            argv,
+            Path(tmp),
+            cold_label,
+            warm_label,
+            env=env,
+            cwd=cwd,
+            check=benchreg_check(args.queries, {}, "warm-up"),
+        )
+        first.check = benchreg_check(args.queries, found, cold_label)
+        repeated.check = benchreg_check(args.queries, found, warm_label)
+        sides += [first, repeated]
+        label = "benchreg, JSONL, data cached"
+        argv, env, cwd = command(paths["jsonl"])
+        env = {**env, "BENCHREG_CACHE_DIR": repeated.env["BENCHREG_CACHE_DIR"]}
+        check = benchreg_check(args.queries, found, label)
+        sides.append(Side(label, argv, env=env, cwd=cwd, check=check))
+        measure(sides, args.repeats)
+    reference = found[sides[0].label]
+    worst = max(abs(values[m] - reference[m]) for values in found.values() for m in MEASURES)
+    print(
+        f"retrieval/pdf, {args.queries:,} queries x {args.results} results, "
+        f"{args.repeats} paired runs; code: {benchreg_cli()[2]}"
+    )
+    for label, values in found.items():
+        print(f"  {label:<38} " + "  ".join(f"{m} {values[m]:.12f}" for m in MEASURES))
+    print(f"  largest |difference| between sides: {worst:.1e}")
+    print(report(sides, sides[0]))
+    print(report(sides, sides[1]))
+    if worst > TOLERANCE:
+        print(f"PARITY FAILED: the sides differ by {worst:.1e} > {TOLERANCE:g}")
+        return 1
     return 0
 
 

@@ -19,7 +19,7 @@ from omegaconf import DictConfig
 from benchreg.app import logs
 from benchreg.app.sweepfolder import job_states
 from benchreg.core.analysis import read_jobs, run_analyses, write_reports
-from benchreg.core.io import atomic_write_text, read_json
+from benchreg.core.io import atomic_write_text, read_json, release_data_caches
 from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
 from benchreg.core.summary import plural, state_lines, summary_csv, summary_markdown, summary_row
 
@@ -45,8 +45,10 @@ def summarize_sweep(sweep_dir: Path) -> tuple[list[dict[str, Any]], list[Path], 
     rows = sweep_rows(sweep_dir)
     reports = run_analyses(read_jobs(sweep_dir))
     extra = "".join(f"\n## {r.name}\n\n{r.markdown.strip()}\n" for r in reports)
-    atomic_write_text(sweep_dir / "summary.csv", summary_csv(rows))
-    atomic_write_text(sweep_dir / "summary.md", summary_markdown(rows, answered=True) + extra)
+    # made again from the job folders by `benchreg analyze`: renamed into place, no fsync
+    atomic_write_text(sweep_dir / "summary.csv", summary_csv(rows), durable=False)
+    text = summary_markdown(rows, answered=True) + extra
+    atomic_write_text(sweep_dir / "summary.md", text, durable=False)
     written = [sweep_dir / "summary.csv", sweep_dir / "summary.md"]
     failed_analyses = sum(1 for r in reports if r.error)
     return rows, [*written, *write_reports(sweep_dir, reports)], failed_analyses
@@ -208,6 +210,7 @@ class SweepSummary(Callback):
         if not sweep_dir.is_dir():
             return
         logs.end_sharing(sweep_dir)
+        release_data_caches()  # the jobs' data, before the summary and report read the outputs
         try:
             rows, written, failed_analyses = summarize_sweep(sweep_dir)
             SWEEP_RESULT["not_ok"] = not_ok_count(rows, failed_analyses)

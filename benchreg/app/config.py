@@ -107,9 +107,7 @@ def bound_task(cfg: DictConfig, searchpath: Iterable[str] = ()) -> Task:
     try:
         return task.evolve(loader={"name": task.loader.name, "params": params})
     except BenchregError as exc:
-        raise BenchregError(
-            exc.what, where=f"override {LOADER_PARAMS}", fix=exc.fix
-        ) from None
+        raise BenchregError(exc.what, where=f"override {LOADER_PARAMS}", fix=exc.fix) from None
 
 
 def mode(cfg: DictConfig) -> str:

@@ -171,10 +171,10 @@ def run_job(
 def log_sweep_progress(sweep_dir: Path, num: int, overrides: Iterable[str] = ()) -> None:
     """`sweep: job 3 of 45 starts: task=<family>/<name> view=<view> (2 done)`, read from the
     sweep folder (so under any launcher)."""
-    from benchreg.app.sweepfolder import job_states, planned_jobs
+    from benchreg.app.sweepfolder import done_jobs, planned_jobs
 
     total = len(planned_jobs(sweep_dir) or [])
-    done = sum(1 for job in job_states(sweep_dir) if job.state in ("ok", "failed"))
+    done = done_jobs(sweep_dir)
     shown = " ".join(redact_override(o) for o in overrides if not o.startswith(f"+{JOB_ERROR_KEY}"))
     what = f": {shown}" if shown else ""
     logger.info(f"sweep: job {num + 1} of {total or '?'} starts{what} ({done} done)")

@@ -10,6 +10,7 @@ they are right under any launcher.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -103,6 +104,24 @@ def job_states(sweep_dir: Path) -> list[JobState]:
         if num not in seen:
             states.append(JobState(num, " ".join(overrides), "not started"))
     return states
+
+
+def done_jobs(sweep_dir: Path) -> int:
+    """How many jobs of :func:`job_states` are `ok` or `failed`, with one directory listing per
+    job folder (the sweep counts them at the start of every job)."""
+    done = 0
+    with os.scandir(sweep_dir) as entries:
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in NOT_JOB_FOLDERS or not entry.is_dir():
+                continue
+            try:
+                names = set(os.listdir(entry.path))
+            except OSError:
+                continue
+            failed = ERROR_FILE in names
+            ok = not failed and METRICS_FILE in names and not run_is_incomplete(Path(entry.path))
+            done += failed or ok
+    return done
 
 
 def _job_folder(path: Path) -> bool:

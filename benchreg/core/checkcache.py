@@ -24,6 +24,7 @@ the files again.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import marshal
 import os
@@ -144,8 +145,9 @@ def store_loaded(
 
     Written and read back in chunks of :data:`ROWS_PER_CHUNK` rows (neither side holds the whole
     entry's bytes besides the rows), each chunk's equal strings stored once
-    (:func:`shared_strings`, skipped with ``strings_shared`` when the caller made them one
-    object already), then an end marker and the row count."""
+    (:func:`shared_strings`; skipped with ``strings_shared``, when the caller made the strings
+    it wants stored once one object already: marshal writes an object met again as a
+    back-reference), then an end marker and the row count."""
     entry = _loaded_entry(kind, files, params or {})
     if entry is None:
         return
@@ -172,7 +174,8 @@ def store_loaded(
 def write_rows(path: Path, rows: Sequence[Any], *, strings_shared: bool = False) -> None:
     """A rows file: ``rows`` in the loaded-data entries' chunks, without their header (how a
     worker process hands its rows over, see core.partload); read with :func:`read_rows`."""
-    atomic_write_parts(path, [*_chunks(rows, strings_shared), _end(len(rows))], durable=False)
+    parts = itertools.chain(_chunks(rows, strings_shared), [_end(len(rows))])
+    atomic_write_parts(path, parts, durable=False)  # a chunk at a time, not all their bytes
 
 
 def read_rows(path: Path) -> list[Any] | None:

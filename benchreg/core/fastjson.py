@@ -44,6 +44,14 @@ def _same_as_core(data: bytes, value: Any) -> bool:
     """Whether orjson's ``value`` of ``data`` is what the core reader gives (see the module)."""
     if _LONG_NUMBER in data.translate(_DIGITS):
         return False
+    return _same_counts(data, value)
+
+
+def _same_counts(data: bytes, value: Any) -> bool:
+    """The colon and backslash counts of the module's rule. For many texts at once (the lines
+    of a chunk), ``data`` holding them all and ``value`` the list of their values: each text's
+    raw counts are at least its dump's (while no colon is escaped), so the totals are equal
+    exactly when every text's are."""
     try:
         dumped = orjson.dumps(value)
     except orjson.JSONEncodeError:  # nesting that orjson reads but does not write (255+ levels)
@@ -118,29 +126,27 @@ def _chunk_lines(data: bytes, number: int) -> list[tuple[int, Any]]:
         or _LINE_SEPARATORS.search(data) is not None
     ):
         raise _Fallback  # other line breaks to str.splitlines
-    lines = [
-        (index, line)
-        for index, line in enumerate(data.split(b"\n"), start=number + 1)
-        if line.strip()
-    ]
-    decode, plain = orjson.loads, _LONG_NUMBER not in marked
+    if _LONG_NUMBER in marked:
+        raise _Fallback  # maybe an integer beyond 64 bits
+    decode = orjson.loads
     out: list[tuple[int, Any]] = []
+    unproven: list[bytes] = []  # lines the shortcut below does not clear
+    unproven_values: list[Any] = []
     try:
-        for index, line in lines if plain else ():
+        for index, line in enumerate(data.split(b"\n"), start=number + 1):
+            if not line.strip():
+                continue
             value = decode(line)
-            colons = line.count(b":")
-            # as many colons as keys: no key repeated, no nested object (see the module); else
-            # the line's own counts decide
-            if not (
-                colons == 0
-                or (type(value) is dict and colons == len(value))
-                or _same_as_core(line, value)
-            ):
-                plain = False
-                break
             out.append((index, value))
+            colons = line.count(b":")
+            # as many colons as keys: no key repeated, no nested object (see the module)
+            if not (colons == 0 or (type(value) is dict and colons == len(value))):
+                unproven.append(line)
+                unproven_values.append(value)
     except orjson.JSONDecodeError:
         raise _Fallback from None
-    if not plain:
-        raise _Fallback  # a long number, an escaped colon or a repeated key somewhere
+    # no key repeated, no escaped colon, in any other line: one check over all of them (the
+    # dump of the values' list adds brackets and commas, no colon or backslash)
+    if unproven and not _same_counts(b"\n".join(unproven), unproven_values):
+        raise _Fallback
     return out

@@ -12,11 +12,22 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from benchreg.core.errors import BenchregError, at
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line_number, object)`` for every non-blank line; malformed JSON names file:line."""
+    """Yield ``(line_number, object)`` for every non-blank line; malformed JSON names file:line.
+
+    orjson reads the file when its values are provably those of `json` line by line
+    (:func:`benchreg.core.fastjson.json_lines`); anything else is read here, line by line."""
+    from benchreg.core.fastjson import json_lines
+
+    fast = json_lines(path)
+    if fast is not None:
+        yield from fast
+        return
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -126,9 +137,7 @@ def check_yaml_node(node: Any, path: Path) -> None:
         if key in sizes:
             return sizes[key]
         if key in active:
-            raise BenchregError(
-                "recursive YAML alias", where=at(path, item.start_mark.line + 1)
-            )
+            raise BenchregError("recursive YAML alias", where=at(path, item.start_mark.line + 1))
         active.add(key)
         total = 1
         if isinstance(item, yaml.MappingNode):
@@ -161,6 +170,26 @@ def check_yaml_node(node: Any, path: Path) -> None:
         size(node)
 
 
+_DATA_CACHES: list[Any] = []
+
+
+def data_cache(fn: Any) -> Any:
+    """Mark ``fn`` (a `functools` cache of data read from files, shared by the jobs of a sweep)
+    as one :func:`release_data_caches` empties."""
+    _DATA_CACHES.append(fn)
+    return fn
+
+
+def release_data_caches() -> None:
+    """Empty the data caches (end of a sweep: its jobs are done, the summary and report reuse
+    the memory)."""
+    import gc
+
+    for fn in _DATA_CACHES:
+        fn.cache_clear()
+    gc.collect()
+
+
 _SHA256_CACHE: dict[tuple[str, int, int, int, int], str] = {}
 
 
@@ -191,8 +220,13 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write to a temp file in the same folder, fsync, then rename over the target."""
+def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
+    """Write to a temp file in the same folder, fsync, then rename over the target.
+    ``durable=False`` skips the fsync: for a file made again from others (a sweep's summary,
+    analyses and report, which `benchreg analyze` / `benchreg report` write again)."""
+    if not durable:
+        atomic_write_parts(path, [text.encode("utf-8")], durable=False)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -238,15 +272,47 @@ def atomic_write_parts(path: Path, parts: Iterable[bytes], *, durable: bool = Tr
         raise
 
 
-def atomic_write_json(path: Path, obj: Any) -> None:
-    atomic_write_text(path, dumps(obj))
+def atomic_write_json(path: Path, obj: Any, *, durable: bool = True) -> None:
+    atomic_write_text(path, dumps(obj), durable=durable)
 
 
 def atomic_write_jsonl(path: Path, rows: list[Any]) -> None:
-    atomic_write_text(
-        path,
-        "".join(json.dumps(r, ensure_ascii=False, default=_json_default) + "\n" for r in rows),
-    )
+    """One JSON line per row (see :func:`json_line`), written atomically."""
+    atomic_write_parts(path, _line_parts(rows))
+
+
+JSONL_PART_ROWS = 4096  # rows encoded into one part of a JSON Lines file
+
+
+def _line_parts(rows: list[Any]) -> Iterator[bytes]:
+    for start in range(0, len(rows), JSONL_PART_ROWS):
+        yield b"".join([json_line(r) for r in rows[start : start + JSONL_PART_ROWS]])
+
+
+_ORJSON_INDENT = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+
+
+def json_line(obj: Any) -> bytes:
+    """``obj`` as one line of JSON Lines (UTF-8, non-ASCII kept readable, a final newline), by
+    orjson. What orjson does not encode (an integer beyond 64 bits, a non-string key, deep
+    nesting) is encoded by `json` as before; a non-finite float, which JSON cannot hold, is
+    written as null (what every strict JSON reader, and the sample browser, makes of it)."""
+    try:
+        return orjson.dumps(obj, default=_json_default, option=orjson.OPT_APPEND_NEWLINE)
+    except orjson.JSONEncodeError:
+        text = json.dumps(obj, ensure_ascii=False, default=_json_default)
+        return (text + "\n").encode("utf-8")
+
+
+def fast_dumps(obj: Any) -> str:
+    """:func:`dumps` (indented by 2, non-ASCII kept, a final newline) by orjson, for large
+    files of plain values (the same text `json` writes, floats aside: orjson writes the same
+    numbers in its own notation, `1e-5` for `1e-05`). Falls back to :func:`dumps` where orjson
+    cannot encode; a non-finite float is written as null."""
+    try:
+        return orjson.dumps(obj, default=_json_default, option=_ORJSON_INDENT).decode("utf-8")
+    except orjson.JSONEncodeError:
+        return dumps(obj)
 
 
 def _json_default(obj: Any) -> Any:

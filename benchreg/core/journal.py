@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from benchreg.core.provenance import scrub
 from benchreg.core.types import Prediction, Status
 
@@ -48,6 +50,24 @@ def _prediction(row: dict[str, Any]) -> Prediction:
     )
 
 
+def _line(pred: Prediction) -> bytes:
+    """One journal line: orjson where it can (see :func:`benchreg.core.io.json_line`), else
+    `json`, an object neither can hold written as its text, as before."""
+    row = scrub(_row(pred))
+    try:
+        return orjson.dumps(row, default=str, option=orjson.OPT_APPEND_NEWLINE)
+    except orjson.JSONEncodeError:
+        return (json.dumps(row, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+
+
+def _loads(line: bytes) -> Any:
+    """A journal line: orjson, or `json` for what only it reads (NaN, long integers)."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json.loads(line)
+
+
 class Journal:
     def __init__(self, folder: Path) -> None:
         self.path = folder / JOURNAL_FILE
@@ -65,7 +85,7 @@ class Journal:
         found: dict[str, Prediction] = {}
         for line in raw.splitlines(keepends=True):
             try:
-                pred = _prediction(json.loads(line))
+                pred = _prediction(_loads(line))
             except (ValueError, KeyError, TypeError):
                 break
             good_end += len(line)
@@ -87,11 +107,9 @@ class Journal:
         if not fresh:
             return
         if self._handle is None:
-            self._handle = self.path.open("a", encoding="utf-8")
-        for pred in fresh:
-            line = json.dumps(scrub(_row(pred)), ensure_ascii=False, default=str)
-            self._handle.write(line + "\n")
-            self._written.add(id(pred))
+            self._handle = self.path.open("ab")
+        self._handle.write(b"".join([_line(pred) for pred in fresh]))
+        self._written.update(id(pred) for pred in fresh)
         self._handle.flush()
         now = time.monotonic()
         if now - self._last_sync >= FSYNC_EVERY_S:

@@ -183,7 +183,13 @@ def write_run(out_dir: Path, result: RunResult, config: Mapping[str, Any]) -> di
     """Write the run files; metrics.json goes last, as it marks the run complete."""
     with gc_paused():
         rows = scrub(
-            sample_rows(result.samples, result.predictions, result.per_sample, result.primary)
+            sample_rows(
+                result.samples,
+                result.predictions,
+                result.per_sample,
+                result.primary,
+                preview_answers=result.answers_from_inputs,
+            )
         )
         hashes = input_hashes(result)
         atomic_write_jsonl(out_dir / SAMPLES_FILE, rows)

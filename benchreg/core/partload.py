@@ -149,7 +149,14 @@ def _start(
     part: ListPart, build: dict[str, Any], out: Path
 ) -> tuple[subprocess.Popen[bytes], Path]:
     spec = {
-        "part": [str(part.path), part.start, part.end, part.token.decode("ascii"), part.close],
+        "part": [
+            str(part.path),
+            part.start,
+            part.end,
+            part.token.decode("ascii"),
+            part.close,
+            part.opening,
+        ],
         "out": str(out),
         "parent": os.getpid(),
         **build,
@@ -185,8 +192,9 @@ def _work(spec: dict[str, Any]) -> int:
     if os.getppid() != spec["parent"]:
         return 4  # it was gone before that
     with gc_paused():
-        path, start, end, token, close = spec["part"]
-        rows = _rows(ListPart(Path(path), start, end, token.encode("ascii"), close), spec)
+        path, start, end, token, close, opening = spec["part"]
+        part = ListPart(Path(path), start, end, token.encode("ascii"), close, opening)
+        rows = _rows(part, spec)
         if rows is None:
             return 3
         checkcache.write_rows(

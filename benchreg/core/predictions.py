@@ -26,6 +26,7 @@ from benchreg.core.errors import BenchregError, at
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
 
 DuplicatePolicy = Literal["reject", "conflicts_invalid"]
+Where = str | int | tuple[int, str]  # a place, a line number, or (i, key) of a JSON object
 MAX_IDS_IN_NOTE = 50
 _UNSET = object()
 
@@ -47,19 +48,20 @@ class PredictionCollector:
         self._order = [s.id for s in samples]
         self._known = set(self._order)
         self.by_id: dict[str, Prediction] = {}
-        self._first: dict[str, tuple[str, Any]] = {}  # id -> (where, value said)
+        self._first: dict[str, tuple[Where, Any]] = {}  # id -> (where, value said)
         self.unknown: dict[str, None] = {}  # ordered set
-        self._unknown_where: dict[str, str] = {}
+        self._unknown_where: dict[str, Where] = {}
         self.malformed: list[str] = []
         self.conflicts: list[str] = []
         self.notes: list[str] = []
 
     def add(
-        self, sample_id: str, prediction: Prediction, *, where: str | int, value: Any = _UNSET
+        self, sample_id: str, prediction: Prediction, *, where: Where, value: Any = _UNSET
     ) -> None:
         """One entry of the file; ``value`` is what it said (to tell identical repeats apart).
-        ``where`` may be a line number of the file (formatted `file:line` only when a message
-        names it)."""
+        ``where`` may be a line number of the file, or ``(i, key)`` for the entry ``key`` of
+        the file's object, its ``i``-th (formatted `file:line` or `file[#i] ('key')` only when
+        a message names it)."""
         said = prediction.answer if value is _UNSET else value
         if sample_id not in self._known:
             if self.duplicates == "reject" and sample_id in self._unknown_where:
@@ -93,8 +95,12 @@ class PredictionCollector:
             f"{self._where(where)})",
         )
 
-    def _where(self, where: str | int) -> str:
-        return at(self.path, where) if isinstance(where, int) else where
+    def _where(self, where: Where) -> str:
+        if isinstance(where, int):
+            return at(self.path, where)
+        if isinstance(where, tuple):
+            return f"{self.path}[#{where[0]}] ({where[1]!r})"
+        return where
 
     def add_malformed(self, where: str) -> None:
         """An entry without a usable sample id."""

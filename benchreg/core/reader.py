@@ -249,47 +249,58 @@ def _list_items(path: Path, chunk_chars: int) -> Iterator[Record]:
 
 @dataclass(frozen=True, slots=True)
 class ListPart:
-    r"""Whole items of a pretty-printed JSON list file: its bytes ``start:end``, from the ``{``
-    of one item to the ``}`` of another, items separated by ``token`` (the last line of an item
-    and the separator, e.g. ``b"\n  },\n  {"`` for ``indent=2``), of which the first ``close``
-    bytes end an item.
+    r"""Whole items of a JSON list file: its bytes ``start:end``, from the ``{`` of one item to
+    the ``}`` of another, items separated by ``token``, of which the first ``close`` bytes end an
+    item and whose byte ``open`` is the ``{`` of the next one.
 
-    Such a file holds that text only between items: an object nested deeper closes with more
-    indentation, and a JSON string holds no raw line break. A cut there is checked, not trusted:
-    a part whose text is not a list of items does not decode (:func:`iter_list_part`), and the
-    items of parts that each decode are exactly those of the whole file."""
+    A pretty-printed list (``json.dumps(..., indent=2)``) has the token ``b"\n  },\n  {"`` (the
+    last line of an item and the separator): such a file holds that text only between items, as
+    an object nested deeper closes with more indentation and a JSON string holds no raw line
+    break. A compact list (``json.dumps(...)``, one line) has the token ``b'}, {"id":'``: the
+    separator and the first key of every item (learnt from the first item). That text cannot
+    lie inside a JSON string (a raw quote ends a string, and no letter may follow); it can lie
+    between two objects nested in an item whose first key is the same. A cut there, or anywhere
+    a hand-edited file holds the token, is checked, not trusted: a part whose text is not a list
+    of items does not decode (:func:`iter_list_part`), and the items of parts that each decode
+    are exactly those of the whole file."""
 
     path: Path
     start: int
     end: int
     token: bytes
     close: int
+    open: int = -1  # -1: the last byte of the token
+
+    @property
+    def opening(self) -> int:
+        return self.open if self.open >= 0 else len(self.token) - 1
 
 
 def list_parts(
     path: Path, shares: Sequence[float], *, probe_chars: int = 1 << 22
 ) -> list[ListPart] | None:
     """``path`` cut at item boundaries into ``len(shares)`` parts of about these relative sizes
-    (fewer when a stretch of the file holds no boundary), or None when it is not a
-    pretty-printed list of objects whose layout shows in its first ``probe_chars``."""
+    (fewer when a stretch of the file holds no boundary), or None when it is not a list of
+    objects (pretty-printed or compact, :class:`ListPart`) whose layout shows in its first
+    ``probe_chars``."""
     try:
         with path.open("rb") as handle:
             head = handle.read(probe_chars)
             handle.seek(max(0, handle.seek(0, os.SEEK_END) - (1 << 16)))
             tail = handle.read()
         text = head.decode("utf-8", "ignore")  # a cut multi-byte character at its end
-        opening = _SPACE.match(text).end()  # type: ignore[union-attr]
-        first = _SPACE.match(text, opening + 1).end()  # type: ignore[union-attr]
-        if text[opening : opening + 1] != "[" or not text[:first].isascii():
+        bracket = _SPACE.match(text).end()  # type: ignore[union-attr]
+        first = _SPACE.match(text, bracket + 1).end()  # type: ignore[union-attr]
+        if text[bracket : bracket + 1] != "[" or not text[:first].isascii():
             return None
         _, end = json.JSONDecoder(object_pairs_hook=strict_object).raw_decode(text, first)
     except (OSError, ValueError):  # JSONDecodeError, DuplicateKeyError, an overlong integer
         return None  # the reader's one-item-at-a-time path names any problem
-    layout = _layout(text, end)
+    layout = _layout(text, first, end)
     closing = tail.rstrip(b" \t\n\r")
     if layout is None or layout[0] not in head or not closing.endswith(b"]"):
         return None
-    token, close = layout
+    token, close, opening = layout
     size = path.stat().st_size
     bounds = [first]  # ASCII before it: characters are bytes
     with path.open("rb") as handle:
@@ -297,25 +308,38 @@ def list_parts(
             target = max(int(size * share / sum(shares)), bounds[-1])
             found = _find(handle, token, target, probe_chars)
             if found >= 0:
-                bounds += [found + close, found + len(token) - 1]  # "...}" | "{..."
+                bounds += [found + close, found + opening]  # "...}" | "{..."
     bounds.append(size - len(tail) + len(closing[:-1].rstrip(b" \t\n\r")))
     return [
-        ListPart(path, bounds[i], bounds[i + 1], token, close) for i in range(0, len(bounds), 2)
+        ListPart(path, bounds[i], bounds[i + 1], token, close, opening)
+        for i in range(0, len(bounds), 2)
     ]
 
 
 _SEPARATOR = re.compile(r"[ \t\r]*,[ \t\n\r]*\{")
+_FIRST_KEY = re.compile(r'\{[ \t\n\r]*"(?:[^"\\\n]|\\.)*"[ \t\n\r]*:')  # `{"key":`
 
 
-def _layout(text: str, end: int) -> tuple[bytes, int] | None:
-    """The token and close of :class:`ListPart`, from the first item, ending at ``end``."""
-    line = text.rfind("\n", 0, end)
-    if line < 0 or text[end - 1] != "}" or text[line:end].strip() != "}":
+def _layout(text: str, first: int, end: int) -> tuple[bytes, int, int] | None:
+    """The token, close and open of :class:`ListPart`, from the first item (``first:end``)."""
+    if text[end - 1] != "}":
         return None
     match = _SEPARATOR.match(text, end)
     if match is None:
         return None
-    return text[line : match.end()].encode("ascii"), end - line
+    line = text.rfind("\n", 0, end)
+    if line >= 0 and text[line:end].strip() == "}":  # pretty-printed: "}" alone on its line
+        token = text[line : match.end()]
+        return (token.encode("ascii"), end - line, len(token) - 1) if token.isascii() else None
+    # compact: "}" + separator + the first item's opening up to its first key's colon, which
+    # the next item must repeat
+    key = _FIRST_KEY.match(text, first)
+    if key is None:
+        return None
+    token = text[end - 1 : match.end() - 1] + key.group()
+    if not token.isascii() or not text.startswith(token, end - 1):
+        return None
+    return token.encode("ascii"), 1, match.end() - 1 - (end - 1)
 
 
 def _find(handle: BinaryIO, token: bytes, start: int, limit: int) -> int:
@@ -354,7 +378,7 @@ def iter_list_part(
 
 
 def _groups(part: ListPart, chunk_bytes: int) -> Iterator[list[Any]]:
-    token, close = part.token, part.close
+    token, close, opening = part.token, part.close, part.opening
     try:
         with part.path.open("rb") as handle:
             handle.seek(part.start)
@@ -365,14 +389,29 @@ def _groups(part: ListPart, chunk_bytes: int) -> Iterator[list[Any]]:
                     raise PartUnreadable(part)  # the file changed under the reader
                 left -= len(data)
                 buf = rest + data
-                cut = buf.rfind(token) if left else len(buf) - close
+                if not left:  # the part ends with the "}" of an item
+                    yield _decode_items(b"[" + buf + b"]")
+                    return
+                cut, tries = buf.rfind(token), _CUT_TRIES
+                while cut >= 0:
+                    try:
+                        items = _decode_items(b"[" + buf[: cut + close] + b"]")
+                        break
+                    except ValueError:
+                        tries -= 1  # a compact token between nested objects: an earlier one
+                        if not tries:
+                            raise
+                        cut = buf.rfind(token, 0, cut)
                 if cut < 0:
                     rest = buf  # no item ends in this buffer: read on
                     continue
-                rest = buf[cut + len(token) - 1 :]
-                yield _decode_items(b"[" + buf[: cut + close] + b"]")
+                yield items
+                rest = buf[cut + opening :]
     except (OSError, ValueError):  # ValueError: JSONDecodeError, DuplicateKeyError, not UTF-8
         raise PartUnreadable(part) from None
+
+
+_CUT_TRIES = 3  # cuts of one buffer tried before a part counts as unreadable
 
 
 def _decode_items(text: bytes) -> list[Any]:
@@ -475,6 +514,33 @@ def index_by_id(records: Iterable[Record], key: str, *, what: str = "record") ->
     for record in records:
         ids.add(record)
     return ids.records
+
+
+def index_lines(path: Path, key: str, *, what: str = "record") -> dict[str, tuple[int, Any]]:
+    """``index_by_id(read_records(path), key, what=what)`` for a JSON Lines file, as ``{id:
+    (line number, value)}``: the same checks, errors and order of errors, without a Record (and
+    its ``file:line`` text) per line."""
+    if path.is_dir():
+        raise BenchregError("expected a file, found a folder", where=path)
+    with gc_paused():
+        lines = list(json_lines(path))  # every line decoded first, as read_records does
+    out: dict[str, tuple[int, Any]] = {}
+    for number, data, _ in lines:
+        if not isinstance(data, dict):
+            raise BenchregError(f"a {what} must be a JSON object", where=at(path, number))
+        value = data.get(key)
+        if not isinstance(value, str) or not value:
+            raise BenchregError(
+                f"a {what} needs a non-empty string {key!r}", where=at(path, number)
+            )
+        if value in out:
+            raise BenchregError(
+                f"duplicate {key} {value!r} (first at {at(path, out[value][0])})",
+                where=at(path, number),
+                fix=f"give every {what} its own {key}",
+            )
+        out[value] = (number, data)
+    return out
 
 
 class IdIndex:

@@ -38,6 +38,9 @@ class RunResult:
     strict: dict[str, MetricValue] | None = None
     complete: bool = True
     errors_accepted: bool = False  # `run.accept_errors=true` scored failed requests as wrong
+    # the answers were read from the run's inputs (a predictions file) or made from them (a
+    # baseline): samples.jsonl keeps a preview of long answers, not a second copy
+    answers_from_inputs: bool = False
 
     @property
     def errors(self) -> int:

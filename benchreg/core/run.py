@@ -39,7 +39,13 @@ from benchreg.core.scoring import (
     strict_view,
     task_counts,
 )
-from benchreg.core.system import Budget, System, check_answers, preflight
+from benchreg.core.system import (
+    Budget,
+    PredictionSetSystem,
+    System,
+    check_answers,
+    preflight,
+)
 from benchreg.core.task import Task
 from benchreg.core.types import Prediction, Request, Sample, Status, repeat_id
 
@@ -112,12 +118,29 @@ async def aevaluate(
         except BaseException:
             folder.unclaim()  # a new folder goes back to empty: nothing written
             raise
-        journal = Journal(output.folder)
+        journal = Journal(output.folder) if journaled(system, system_cfg) else None
         result = await aexecute(prepared, system, options=options, journal=journal)
+        result.answers_from_inputs = journal is None
         record = write_run(output.folder, result, output.config)
         return Evaluation(result, record, output.folder)
     finally:
         folder.release()
+
+
+# Systems whose answers are made from the run's inputs alone, in no time and at no cost: a
+# predictions file, the task's baseline, seeded random answers. Their journal would only repeat
+# what the inputs hold; a resumed run makes the answers again (the same answers).
+UNJOURNALED_SYSTEMS = frozenset({"predictions", "baseline", "random"})
+
+
+def journaled(system: System, system_cfg: Mapping[str, Any]) -> bool:
+    """Whether the run journals the system's answers as they arrive: every system but those
+    of :data:`UNJOURNALED_SYSTEMS` (by their registered name, or a predictions file however
+    the system was registered)."""
+    inner = getattr(system, "system", system)  # a labelled system (`model.label`)
+    if isinstance(inner, PredictionSetSystem):
+        return False
+    return system_cfg.get("name") not in UNJOURNALED_SYSTEMS
 
 
 async def _checked(system: System) -> None:
@@ -198,9 +221,7 @@ async def aexecute(
             logger.info(f"resuming: {len(done)} of {len(samples)} answers already journaled")
         with gc_paused():
             todo = [s for s in samples if s.id not in done]
-            prompts = (
-                prepared.render_prompts(todo) if system.needs_prompts else [() for _ in todo]
-            )
+            prompts = prepared.render_prompts(todo) if system.needs_prompts else [() for _ in todo]
             requests = [Request(sample=s, messages=m) for s, m in zip(todo, prompts, strict=True)]
             requests += _repeat_requests(prepared, system, done, options.repeats)
         answered = await _predict_in_batches(system, requests, options, journal, budget)
@@ -242,8 +263,14 @@ async def aexecute(
         )
         strict_preds = strict_view(predictions)
         strict = (
-            score(task, samples, strict_preds, n_boot=options.n_boot, seed=options.seed,
-                  progress=False).values
+            score(
+                task,
+                samples,
+                strict_preds,
+                n_boot=options.n_boot,
+                seed=options.seed,
+                progress=False,
+            ).values
             if strict_preds is not None
             else None
         )
@@ -383,9 +410,7 @@ def _repeat_requests(
     unique = list({sample.id: sample for sample, _ in wanted}.values())
     rendered = prepared.render_prompts(unique) if system.needs_prompts else [() for _ in unique]
     prompts = {sample.id: m for sample, m in zip(unique, rendered, strict=True)}
-    return [
-        Request(_as_repeat(sample, r), prompts[sample.id], repeat=r) for sample, r in wanted
-    ]
+    return [Request(_as_repeat(sample, r), prompts[sample.id], repeat=r) for sample, r in wanted]
 
 
 def _as_repeat(sample: Sample, r: int) -> Sample:

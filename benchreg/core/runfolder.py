@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -249,14 +250,29 @@ def _claim(path: Path, fingerprint: str, *, overwrite: bool, reuse_finished: boo
     return "new"
 
 
+_INCOMPLETE: dict[tuple[str, int, int, int, int], bool] = {}
+
+
 def run_is_incomplete(folder: Path) -> bool:
     """Whether the folder's finished outputs say the run is incomplete (failed requests not
-    asked again yet): the same command resumes such a run."""
+    asked again yet): the same command resumes such a run. Read once per metrics.json file
+    (path, device, inode, size, mtime: it is only ever replaced, never written in place), as a
+    sweep asks for every job folder's state at the start of each job."""
+    path = folder / METRICS_FILE
     try:
-        record = json.loads((folder / METRICS_FILE).read_text("utf-8"))
+        st = os.stat(path)
+    except OSError:
+        return False
+    key = (os.path.abspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    known = _INCOMPLETE.get(key)
+    if known is not None:
+        return known
+    try:
+        record = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError):
         return False
-    return isinstance(record, dict) and record.get("complete") is False
+    _INCOMPLETE[key] = incomplete = isinstance(record, dict) and record.get("complete") is False
+    return incomplete
 
 
 def _read_run(path: Path) -> dict[str, Any]:

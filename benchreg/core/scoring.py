@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -11,7 +11,7 @@ import numpy as np
 from benchreg.core.errors import BenchregError, ParseError
 from benchreg.core.metric import Metric, MetricValue
 from benchreg.core.progress import Progress
-from benchreg.core.stats import bootstrap_totals_ci, wilson_ci
+from benchreg.core.stats import resample_weights, wilson_ci
 from benchreg.core.task import BoundMetric, Task
 from benchreg.core.types import Degraded, Prediction, Sample, Status
 
@@ -50,13 +50,20 @@ def parse_and_check(task: Task, samples: Sequence[Sample], preds: list[Predictio
 def resolve(
     task: Task, dataset: Any, samples: Sequence[Sample], preds: list[Prediction]
 ) -> None:
-    """Run the task's resolver (if any) on every scored prediction, in place."""
+    """Run the task's resolver (if any) on every scored prediction, in place. A resolver with
+    a ``resolve_many(samples, predictions)`` attribute is given them all in one call (it sets
+    ``prediction.resolved`` itself, as the per-pair call would)."""
     if task.resolver is None:
         return
     resolver = task.resolver(dataset)
-    for sample, pred in zip(samples, preds, strict=True):
-        if pred.status in (Status.OK, Status.OUT_OF_RANGE):
-            pred.resolved = resolver(sample, pred)
+    scored = [(s, p) for s, p in zip(samples, preds, strict=True)
+              if p.status in (Status.OK, Status.OUT_OF_RANGE)]
+    many = getattr(resolver, "resolve_many", None)
+    if many is not None:  # a resolver that resolves a whole run at once (e.g. with numpy)
+        many([s for s, _ in scored], [p for _, p in scored])
+        return
+    for sample, pred in scored:
+        pred.resolved = resolver(sample, pred)
 
 
 def status_counts(preds: Sequence[Prediction]) -> dict[str, int]:
@@ -98,12 +105,16 @@ def score(
     seed: int = 0,
     progress: bool = True,
 ) -> Scores:
-    """Every metric of the task over the samples, with a 95% CI where asked for."""
+    """Every metric of the task over the samples, with a 95% CI where asked for. The bootstrap
+    resamples (the same for every metric: they depend on n, n_boot and seed only) are drawn
+    once and applied to every metric that needs them (:class:`_SharedBootstrap`)."""
     bound = task.metrics
     values: dict[str, MetricValue] = {}
     per_sample: dict[str, np.ndarray] = {}
     primary = ""
     tracker = Progress(f"{task.name}: scoring", len(samples) * len(bound), enabled=progress)
+    boot = _SharedBootstrap(len(samples), n_boot, seed)
+    done = []
     for item in bound:
         metric = item.metric
         stats = _stats(metric, samples, preds, tracker)
@@ -114,18 +125,24 @@ def score(
         detail = metric.detail(stats)
         sample_scores = metric.sample_scores(stats)
         query_scores = metric.query_scores(stats) if sample_scores is None else None
-        cis = _cis(item, stats, sample_scores, n_boot, seed)
+        cis = _cis(item, stats, sample_scores, n_boot, boot)
+        done.append((item, point, support, denominator, detail, cis))
         for i, name in enumerate(item.names):
-            ci, method = cis[i] if cis else (None, None)
-            values[name] = MetricValue(
-                float(point[i]), support, denominator, ci, method, dict(detail)
-            )
             if sample_scores is not None:
                 per_sample[name] = sample_scores[:, i]
             elif query_scores is not None:
                 per_sample[name] = query_scores[:, i]
         if item.ref.primary:
             primary = item.primary_name
+    intervals = boot.run()
+    for item, point, support, denominator, detail, cis in done:
+        for i, name in enumerate(item.names):
+            ci, method = cis[i] if cis else (None, None)
+            if isinstance(ci, _Pending):
+                ci = intervals[ci.job][ci.output]
+            values[name] = MetricValue(
+                float(point[i]), support, denominator, ci, method, dict(detail)
+            )
     tracker.finish()
     return Scores(values, per_sample, primary)
 
@@ -143,21 +160,115 @@ def _stats(
     return np.concatenate(chunks)
 
 
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A bootstrap CI to be filled in by :meth:`_SharedBootstrap.run`."""
+
+    job: int
+    output: int
+
+
+BOOT_CELLS = 1_000_000  # resample counts held at once by _SharedBootstrap (8 MB as floats)
+
+
+def _resamples(n: int, n_boot: int, seed: int, cells: int = BOOT_CELLS) -> Iterator[np.ndarray]:
+    """:func:`benchreg.core.stats.resample_weights` in chunks of about ``cells`` counts: the
+    same resamples (drawn in order by one generator, whatever the chunk size), fewer and larger
+    chunks, so each pass over the statistics serves many resamples."""
+    return resample_weights(n, n_boot, seed, cells)
+
+
+class _SharedBootstrap:
+    """Percentile bootstrap CIs of several metrics over the same resamples: what
+    :func:`benchreg.core.stats.bootstrap_totals_ci` gives each of them, with the resample
+    weights drawn once for all, and the column totals of every metric that keeps the default
+    `totals` (``weights @ stats``) from one matrix product over their distinct columns (a
+    column of zeros totals 0 and one of ones totals n in every resample: no product)."""
+
+    def __init__(self, n: int, n_boot: int, seed: int) -> None:
+        self.n, self.n_boot, self.seed = n, n_boot, seed
+        self.jobs: list[tuple[Metric, np.ndarray]] = []
+
+    def add(self, metric: Metric, stats: np.ndarray) -> int:
+        self.jobs.append((metric, stats))
+        return len(self.jobs) - 1
+
+    def run(self) -> list[list[tuple[float, float]]]:
+        if not self.jobs:
+            return []
+        n = self.n
+        plain = [j for j, (m, _) in enumerate(self.jobs) if type(m).totals is Metric.totals]
+        bounds = np.cumsum([0] + [self.jobs[j][1].shape[1] for j in plain]).tolist()
+        where = {j: (bounds[i], bounds[i + 1]) for i, j in enumerate(plain)}
+        product = _ColumnTotals(
+            np.concatenate([self.jobs[j][1] for j in plain], axis=1) if plain else None
+        )
+        values: list[list[np.ndarray]] = [[] for _ in self.jobs]
+        for weights in _resamples(n, self.n_boot, self.seed):
+            totals = product(weights)
+            for j, (metric, stats) in enumerate(self.jobs):
+                if j in where:
+                    lo, hi = where[j]
+                    part = totals[:, lo:hi]
+                else:
+                    part = metric.totals(stats, weights)
+                values[j].append(
+                    np.atleast_2d(metric.reduce(part, n).reshape(len(weights), -1))
+                )
+        out = []
+        for rows in values:
+            lo, hi = np.percentile(np.concatenate(rows), [2.5, 97.5], axis=0)
+            out.append([(float(a), float(b)) for a, b in zip(lo, hi, strict=True)])
+        return out
+
+
+class _ColumnTotals:
+    """``weights @ columns``, multiplying only the distinct columns that are not all 0 or 1."""
+
+    def __init__(self, columns: np.ndarray | None) -> None:
+        self.k = 0 if columns is None else columns.shape[1]
+        if columns is None or not len(columns):
+            self.zeros = self.ones = np.zeros(self.k, dtype=bool)
+            self.distinct, self.inverse = None, np.zeros(0, dtype=np.int64)
+            self.columns = columns
+            return
+        self.columns = columns
+        self.zeros = ~np.any(columns != 0.0, axis=0)
+        self.ones = ~np.any(columns != 1.0, axis=0)
+        rest = ~(self.zeros | self.ones)
+        self.rest = np.flatnonzero(rest)
+        distinct, inverse = np.unique(columns[:, rest].T, axis=0, return_inverse=True)
+        self.distinct = np.ascontiguousarray(distinct.T)
+        self.inverse = inverse.reshape(-1)
+
+    def __call__(self, weights: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(weights), self.k))
+        if self.columns is None or not self.k:
+            return out
+        if not len(self.columns):
+            return weights @ self.columns
+        out[:, self.ones] = weights.sum(axis=1, keepdims=True)
+        if len(self.rest):
+            out[:, self.rest] = (weights @ self.distinct)[:, self.inverse]
+        return out
+
+
 def _cis(
     item: BoundMetric,
     stats: np.ndarray,
     sample_scores: np.ndarray | None,
     n_boot: int,
-    seed: int,
-) -> list[tuple[tuple[float, float] | None, str | None]] | None:
+    boot: _SharedBootstrap,
+) -> list[tuple[tuple[float, float] | _Pending | None, str | None]] | None:
     """Per output: Wilson for 0/1 per-sample scores, else a percentile bootstrap over the
-    per-sample statistics (every metric, unless its entry says `ci: none`)."""
+    per-sample statistics (every metric, unless its entry says `ci: none`; filled in by
+    ``boot.run()``)."""
     ref = item.ref
     if ref.ci == "none":
         return None
     n = len(stats)
-    out: list[tuple[tuple[float, float] | None, str | None]] = []
-    boot: np.ndarray | None = None
+    out: list[tuple[tuple[float, float] | _Pending | None, str | None]] = []
+    job: int | None = None
     for i in range(len(item.names)):
         column = sample_scores[:, i] if sample_scores is not None else None
         binary = column is not None and bool(np.isin(column, (0.0, 1.0)).all())
@@ -172,11 +283,9 @@ def _cis(
         if n_boot <= 0 or n == 0:
             out.append((None, None))
             continue
-        if boot is None:
-            boot = bootstrap_totals_ci(
-                stats, item.metric.totals, item.metric.reduce, n_boot=n_boot, seed=seed
-            )
-        out.append((boot[i], f"bootstrap({n_boot})"))
+        if job is None:
+            job = boot.add(item.metric, stats)
+        out.append((_Pending(job, i), f"bootstrap({n_boot})"))
     return out
 
 
@@ -193,10 +302,25 @@ def strict_view(preds: Sequence[Prediction]) -> list[Prediction] | None:
     ]
 
 
-def _plain(value: float) -> float | None:
-    """A per-sample score for JSON: None where the metric does not apply (NaN)."""
-    number = float(value)
-    return None if number != number else number
+ANSWER_PREVIEW_ITEMS = 10  # of a long list in an answer read from the inputs, rows keep these
+
+
+def answer_preview(answer: Any) -> tuple[Any, dict[str, int] | None]:
+    """An object answer with each list value longer than :data:`ANSWER_PREVIEW_ITEMS` (e.g. a
+    retrieval answer's ranked ``results``) cut to its first items, and the full lengths of what
+    was cut, or None. Any other answer is kept whole: an answer that is itself a list is the
+    answer (e.g. PromptCBLUE's extracted entities, which its results.json is rebuilt from)."""
+    if not isinstance(answer, dict):
+        return answer, None
+    limit = ANSWER_PREVIEW_ITEMS
+    cut = {
+        key: len(value)
+        for key, value in answer.items()
+        if isinstance(value, Sequence) and not isinstance(value, str | bytes) and len(value) > limit
+    }
+    if not cut:
+        return answer, None
+    return {k: list(v[:limit]) if k in cut else v for k, v in answer.items()}, cut
 
 
 def sample_rows(
@@ -204,19 +328,37 @@ def sample_rows(
     preds: Sequence[Prediction],
     per_sample: dict[str, np.ndarray],
     primary: str,
+    *,
+    preview_answers: bool = False,
 ) -> list[dict[str, Any]]:
-    """Rows of samples.jsonl: id, raw output, parsed answer, status, score(s)."""
+    """Rows of samples.jsonl: id, raw output, parsed answer, status, score(s), the sample's
+    meta but its keys starting with ``_`` (what a loader keeps of the inputs for its own checks,
+    e.g. a PromptCBLUE target text: the data file holds it, its sha256 is recorded).
+
+    With ``preview_answers`` (answers read from a predictions file, or made from the inputs by
+    a baseline), a long list in an answer is kept to its first items (:func:`answer_preview`)
+    and ``answer_cut`` gives the full lengths: a run file of 100 results per query is not
+    written out again (its sha256 is in metrics.json)."""
     rows = []
+    # each metric's scores as JSON values once (None where it does not apply), not per row
+    columns = {
+        name: [None if v != v else v for v in np.asarray(values, dtype=float).tolist()]
+        for name, values in per_sample.items()
+    }
+    private: dict[tuple[str, ...], bool] = {}  # meta key set -> has a key starting with "_"
     for i, (sample, pred) in enumerate(zip(samples, preds, strict=True)):
-        scores = {name: _plain(values[i]) for name, values in per_sample.items()}
+        scores = {name: column[i] for name, column in columns.items()}
+        answer, cut = answer_preview(pred.answer) if preview_answers else (pred.answer, None)
         row: dict[str, Any] = {
             "id": sample.id,
             "raw_output": pred.raw_text,
-            "answer": pred.answer,
+            "answer": answer,
             "gold": sample.gold,
             "status": pred.status.value,
             "score": scores.get(primary),
         }
+        if cut:
+            row["answer_cut"] = cut
         if len(scores) > 1:
             row["scores"] = scores
         if pred.detail:
@@ -227,8 +369,16 @@ def sample_rows(
             row["latency_s"] = pred.latency_s
         if pred.metadata:
             row["metadata"] = pred.metadata
-        if sample.meta:
-            row["meta"] = dict(sample.meta)
+        meta = sample.meta
+        if meta:
+            keys = tuple(meta)
+            hidden = private.get(keys)
+            if hidden is None:
+                hidden = private[keys] = any(k.startswith("_") for k in keys)
+            if hidden or type(meta) is not dict:
+                meta = {k: v for k, v in meta.items() if not k.startswith("_")}
+            if meta:
+                row["meta"] = meta
         rows.append(row)
     return rows
 

@@ -30,14 +30,17 @@ def wilson_ci(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
 RESAMPLE_CELLS = 250_000  # resample-count cells held at once: memory O(n + chunk x n)
 
 
-def resample_weights(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
-    """Bootstrap resamples of ``n`` items as count matrices ``(chunk, n)``, in chunks.
+def resample_weights(
+    n: int, n_boot: int, seed: int, cells: int = RESAMPLE_CELLS
+) -> Iterator[np.ndarray]:
+    """Bootstrap resamples of ``n`` items as count matrices ``(chunk, n)``, in chunks of about
+    ``cells`` counts.
 
     Resample ``b`` draws ``n`` indices with ``rng.integers(0, n, size=n)``, in order, so the
     resamples are the same whatever the chunk size (and the same as drawing them one by one).
     """
     rng = np.random.default_rng(seed)
-    chunk = max(1, min(n_boot, RESAMPLE_CELLS // max(n, 1)))
+    chunk = max(1, min(n_boot, cells // max(n, 1)))
     for start in range(0, n_boot, chunk):
         b = min(chunk, n_boot - start)
         idx = rng.integers(0, n, size=(b, n))

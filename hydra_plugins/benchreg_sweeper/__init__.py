@@ -24,6 +24,20 @@ TASK_KEY = "task"
 
 
 class BenchregSweeper(BasicSweeper):
+    def setup(self, *, hydra_context: Any, task_function: Any, config: Any) -> None:
+        """Hydra's setup; the basic (in-process) launcher is replaced by the same launcher with
+        fewer copies of each job's config (:class:`~hydra_plugins.benchreg_sweeper.launch.
+        LeanLauncher`); any other launcher (joblib, submitit, ...) is used as it is."""
+        super().setup(hydra_context=hydra_context, task_function=task_function, config=config)
+        from hydra._internal.core_plugins.basic_launcher import BasicLauncher
+
+        if type(self.launcher) is BasicLauncher:
+            from hydra_plugins.benchreg_sweeper.launch import LeanLauncher
+
+            lean = LeanLauncher()
+            lean.setup(hydra_context=hydra_context, task_function=task_function, config=config)
+            self.launcher = lean
+
     def sweep(self, arguments: list[str]) -> Any:
         from loguru import logger
 
@@ -71,7 +85,9 @@ class BenchregSweeper(BasicSweeper):
         Out-of-process launchers compose in their workers: nothing shared."""
         from hydra._internal.core_plugins.basic_launcher import BasicLauncher
 
-        if type(self.launcher) is not BasicLauncher or self.hydra_context is None:
+        from hydra_plugins.benchreg_sweeper.launch import LeanLauncher
+
+        if type(self.launcher) not in (BasicLauncher, LeanLauncher) or self.hydra_context is None:
             return False
         from hydra_plugins.benchreg_sweeper.compose import ComposeCache
 

@@ -100,19 +100,22 @@ class _Template:
         self.master = master
         self.lines = [o.input_line for o in parsed]
         self.cfg = cfg  # pristine: never handed out
-        keys = [o.key_or_group for o in parsed]
-        # keys set twice, or one inside another (`run=...` and `run.limit=3`): order matters
-        self.simple = len(set(keys)) == len(keys) and not any(
-            a != b and b.startswith(a + ".") for a in keys for b in keys
-        )
+        self.keys = [o.key_or_group for o in parsed]
         self.groups = groups
+
+    def _independent(self, key: str) -> bool:
+        """Whether ``key`` is set once and by no override inside or around it (`run=...` and
+        `run.limit=3`): then setting it last, on the template, is setting it in its place."""
+        return self.keys.count(key) == 1 and not any(
+            other.startswith(key + ".") or key.startswith(other + ".") for other in self.keys
+        )
 
     def derive(self, parsed: list[Override]) -> DictConfig | None:
         """The template with the job's plain values, or None when Hydra must compose it."""
-        if not self.simple:
-            return None
         changed = [o for o, line in zip(parsed, self.lines, strict=True) if o.input_line != line]
-        if any(o.key_or_group in self.groups for o in changed):
+        if any(
+            o.key_or_group in self.groups or not self._independent(o.key_or_group) for o in changed
+        ):
             return None
         for o in changed:
             node = OmegaConf.select(self.cfg, o.key_or_group, throw_on_missing=False)

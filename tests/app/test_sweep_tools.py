@@ -354,3 +354,20 @@ def test_the_cli_prints_one_line_and_exits_2(tool: str, sweep: Path) -> None:
     assert_refused(proc.returncode, proc.stderr, f"{sweep / M}:", "malformed JSON")
     assert proc.stdout == ""
     assert snapshot(sweep.parent) == before
+
+
+def test_done_jobs_counts_what_job_states_calls_ok_or_failed(tmp_path: Path) -> None:
+    from benchreg.app.sweepfolder import done_jobs, job_states
+
+    (tmp_path / "000_ok").mkdir()
+    (tmp_path / "000_ok" / "metrics.json").write_text(json.dumps({"complete": True}))
+    (tmp_path / "001_incomplete").mkdir()
+    (tmp_path / "001_incomplete" / "metrics.json").write_text(json.dumps({"complete": False}))
+    (tmp_path / "002_failed").mkdir()
+    (tmp_path / "002_failed" / "error.json").write_text("{}")
+    (tmp_path / "003_running").mkdir()
+    (tmp_path / "003_running" / "run.json").write_text("{}")
+    (tmp_path / "report").mkdir()
+    (tmp_path / ".submitit").mkdir()
+    states = job_states(tmp_path)
+    assert done_jobs(tmp_path) == sum(j.state in ("ok", "failed") for j in states) == 2

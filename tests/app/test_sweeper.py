@@ -144,3 +144,82 @@ def test_what_a_copy_cannot_take_is_composed_by_hydra() -> None:
     assert _plain(listed) == _plain(
         loader.load_sweep_config(master, ["task=molp2s/gap", "run.limit=[1,2]"])
     )
+
+
+NESTED_JOBS = [
+    ["task=molp2s/gap", "model=predictions", "model.path=a.jsonl", "run.limit=3"],
+    ["task=molp2s/dipole", "model=predictions", "model.path=a.jsonl", "run.limit=3"],  # derived
+    ["task=molp2s/dipole", "model=predictions", "model.path=b.jsonl", "run.limit=3"],  # nested
+    ["task=molp2s/gap", "model=predictions", "model.path=a.jsonl", "run.limit=4"],  # derived
+]
+
+
+def test_a_value_beside_a_group_and_its_keys_is_derived() -> None:
+    """`model=predictions model.path=...`: a job that changes only `task` (set once, nothing
+    inside or around it) is a copy; one that changes `model.path` is composed by Hydra."""
+    from hydra_plugins.benchreg_sweeper.compose import ComposeCache
+
+    loader, master = _loader_and_master()
+    cache = ComposeCache(loader, loader.load_sweep_config)
+    for job in NESTED_JOBS:
+        derived = cache(master, list(job))
+        fresh = loader.load_sweep_config(master, list(job))
+        assert _plain(derived) == _plain(fresh), job
+    assert cache.copied == 2 and cache.composed == 2
+
+
+def _run_both(tmp_path: Path, job: list[str]) -> tuple[dict, dict]:
+    """What a task function sees when one job runs through Hydra's run_job and through the
+    lean one: its config (values, struct flag), HydraConfig, and the job's return."""
+    from hydra.core import utils as hydra_utils
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.core.utils import JobStatus
+    from hydra.types import HydraContext
+    from omegaconf import OmegaConf, open_dict
+
+    from hydra_plugins.benchreg_sweeper import launch
+
+    loader, master = _loader_and_master(f"hydra.sweep.dir={tmp_path / 'sweep'}")
+    seen: dict[str, dict] = {}
+    for name, run_job in (("hydra", hydra_utils.run_job), ("lean", launch.run_job)):
+        config = loader.load_sweep_config(master, list(job))
+        with open_dict(config):
+            config.hydra.job.id = config.hydra.job.num = 3
+
+        def task(cfg, name=name):
+            hydra = HydraConfig.get()
+            seen[name] = {
+                "cfg": OmegaConf.to_container(cfg, resolve=False),
+                "struct": OmegaConf.is_struct(cfg),
+                "readonly": OmegaConf.is_readonly(cfg),
+                "hydra": OmegaConf.to_container(hydra, resolve=False),
+                "output_dir": hydra.runtime.output_dir,
+                "num": hydra.job.num,
+            }
+            return "done"
+
+        from hydra._internal.callbacks import Callbacks
+
+        ret = run_job(
+            task_function=task,
+            config=config,
+            job_dir_key="hydra.sweep.dir",
+            job_subdir_key="hydra.sweep.subdir",
+            hydra_context=HydraContext(config_loader=loader, callbacks=Callbacks()),
+        )
+        assert ret.status is JobStatus.COMPLETED and ret.return_value == "done"
+        seen[name]["return"] = {
+            "cfg": OmegaConf.to_container(ret.cfg, resolve=False),
+            "hydra_cfg": OmegaConf.to_container(ret.hydra_cfg, resolve=False),
+            "overrides": ret.overrides,
+            "working_dir": ret.working_dir,
+            "task_name": ret.task_name,
+        }
+    return seen["hydra"], seen["lean"]
+
+
+@pytest.mark.parametrize("job", [["task=molp2s/gap", "view=shuffled"], ["model=random"]])
+def test_the_lean_run_job_gives_the_task_what_hydra_gives(tmp_path: Path, job: list[str]) -> None:
+    hydra, lean = _run_both(tmp_path, job)
+    assert lean == hydra
+    assert hydra["output_dir"].startswith(str(tmp_path / "sweep"))

@@ -164,3 +164,15 @@ def test_json_lines_take_the_fast_path_on_plain_lines(tmp_path: Path) -> None:
     path = tmp_path / "rows.json"
     path.write_text('{"a": "x:y"}\n\n{"b": [1, 2]}\r\n', encoding="utf-8", newline="")
     assert fastjson.json_lines(path) == [(1, {"a": "x:y"}), (3, {"b": [1, 2]})]
+
+
+def test_an_escaped_colon_cannot_hide_a_repeated_key_of_another_line(tmp_path: Path) -> None:
+    """The duplicate-key proof runs once per chunk of lines: a line whose escaped colon adds one
+    to the dump's count must not make up for another line's dropped member."""
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"a": "\\u003a"}\n{"a": 1, "a": 2}\n', encoding="utf-8")
+    assert fastjson.json_lines(path) is None  # left to the core reader, which names the line
+    with pytest.raises(BenchregError, match=r"rows\.jsonl:2: duplicate key 'a'"):
+        read_records(path)
+    path.write_text('{"a": "\\u003a"}\n{"b": "x:y"}\n', encoding="utf-8")
+    assert read_records(path)[0].data == {"a": ":"}

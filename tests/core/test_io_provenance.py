@@ -75,3 +75,33 @@ def test_sha256_file_is_computed_once_per_unchanged_file(tmp_path, monkeypatch) 
     path.write_bytes(b"two\n")  # same size, new content: the mtime changes, so it is hashed again
     assert io.sha256_file(path) == real(b"two\n").hexdigest() and len(calls) == 2
     assert io.sha256_file(path) == real(b"two\n").hexdigest() and len(calls) == 3  # racy: again
+
+
+def test_json_lines_are_json_dumps_lines_by_orjson(tmp_path: Path) -> None:
+    """orjson writes what `json` wrote (values, non-ASCII as it is); what it cannot encode
+    (a long integer, a non-string key) `json` writes; NaN, not JSON, is null."""
+    import numpy as np
+
+    from benchreg.core.io import (
+        atomic_write_jsonl,
+        dumps,
+        fast_dumps,
+        json_default_or_text,
+        json_line,
+    )
+
+    rows = [
+        {"id": "漢字", "score": np.float64(0.25), "n": np.int64(3), "path": Path("/a/b")},
+        {"id": "b", "tags": {"x"}, "pair": (1, 2), "none": None, "big": 2**70},
+        {"id": "c", 1: "int key"},
+    ]
+    want = [json.loads(json.dumps(r, default=json_default_or_text)) for r in rows]
+    assert [json.loads(json_line(r)) for r in rows] == want
+    assert all(json_line(r).endswith(b"\n") and b"\\u" not in json_line(r) for r in rows)
+    assert json.loads(json_line({"v": float("nan")})) == {"v": None}  # JSON has no NaN
+    atomic_write_jsonl(tmp_path / "s.jsonl", rows)
+    text = (tmp_path / "s.jsonl").read_text("utf-8")
+    assert [json.loads(line) for line in text.splitlines()] == want
+    plain = {"a": [1, 2.5, "é", {"b": None}], "c": True}
+    assert fast_dumps(plain) == dumps(plain)
+    assert fast_dumps({"big": 2**70}) == dumps({"big": 2**70})

@@ -82,3 +82,19 @@ def test_a_resumed_run_asks_only_for_what_is_missing(tmp_path: Path) -> None:
     assert len(Flaky.asked) == n - 8
     assert result.metrics["accuracy"].value == 1.0
     assert [p.sample_id for p in result.predictions] == [s.id for s in prepared.samples]
+
+
+def test_a_journal_line_only_json_reads_is_read(tmp_path: Path) -> None:
+    """Lines that `json` wrote and orjson does not read (NaN) are read as before; lines are
+    written by orjson with non-ASCII text as it is."""
+
+    old = '{"id": "a", "status": "ok", "answer": NaN, "metadata": {}}\n'
+    (tmp_path / "journal.jsonl").write_text(old, "utf-8")
+    journal = Journal(tmp_path)
+    found = journal.load()
+    assert found["a"].answer != found["a"].answer  # NaN
+    journal.append([Prediction(sample_id="b", answer="漢字", raw_text="答")])
+    journal.close()
+    lines = (tmp_path / "journal.jsonl").read_text("utf-8").splitlines()
+    assert lines[0] == old.strip() and "漢字" in lines[1]
+    assert set(Journal(tmp_path).load()) == {"a", "b"}

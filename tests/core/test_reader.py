@@ -304,6 +304,56 @@ def test_the_parts_of_a_pretty_printed_list_hold_its_items_in_order(
     assert next(iter_list_part(part)).where == f"{path}[bytes {part.start}:{part.end}][#0]"
 
 
+COMPACT_LAYOUTS = [
+    {},  # json.dumps: ", " and ": "
+    {"separators": (",", ":")},
+    {"separators": (" ,  ", " : ")},
+]
+
+
+@pytest.mark.parametrize("layout", COMPACT_LAYOUTS)
+def test_a_compact_list_is_cut_at_its_items_too(tmp_path: Path, layout: dict) -> None:
+    """A one-line list: the token is the separator and the first key of every item."""
+    from benchreg.core.reader import iter_list_records, list_parts
+
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(PRETTY_ITEMS, ensure_ascii=False, **layout), encoding="utf-8")
+    for shares in ([1, 1], [1.1, 1, 1], [1] * 7):
+        parts = list_parts(path, shares)
+        assert parts is not None and len(parts) == len(shares)
+        assert parts[0].token.startswith(b"}") and b'{"id"' in parts[0].token
+        for chunk in (5, 97, 1000, 1 << 20):
+            assert _part_items(parts, chunk) == PRETTY_ITEMS
+    whole = [(r.where, r.data) for r in read_records(path)]
+    for chunk in (5, 97, 1 << 20):
+        assert [(r.where, r.data) for r in iter_list_records(path, chunk_chars=chunk)] == whole
+
+
+def test_a_compact_token_between_nested_objects_is_checked(tmp_path: Path) -> None:
+    """Nested objects whose first key is the items' first key hold the token too: a buffer cut
+    there does not decode, an earlier cut of the buffer is tried, and a part cut there is
+    unreadable; the reader of the whole file still reads every item, in any buffer size."""
+    from benchreg.core.reader import PartUnreadable, iter_list_records, list_parts
+
+    items = [
+        {"id": i, "sub": [{"id": f"{i}.{j}", "x": "}, {\"id\": "} for j in range(2 + i % 5)]}
+        for i in range(40)
+    ]
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    unreadable = 0
+    for k in range(1, 20):
+        parts = list_parts(path, [k, 20 - k])
+        assert parts is not None
+        try:
+            assert _part_items(parts, 64) == items
+        except PartUnreadable:
+            unreadable += 1
+    assert unreadable > 0  # some cut did land between nested objects
+    for chunk in (3, 20, 64, 300, 1 << 20):
+        assert [r.data for r in iter_list_records(path, chunk_chars=chunk)] == items
+
+
 def test_a_list_with_windows_line_ends_is_cut_too(tmp_path: Path) -> None:
     from benchreg.core.reader import list_parts
 
@@ -316,7 +366,6 @@ def test_a_list_with_windows_line_ends_is_cut_too(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        json.dumps(PRETTY_ITEMS),  # one line: no layout to cut at
         "[]",
         "[\n  1,\n  2\n]",  # not objects
         "\ufeff" + json.dumps(PRETTY_ITEMS, indent=2),
@@ -324,7 +373,7 @@ def test_a_list_with_windows_line_ends_is_cut_too(tmp_path: Path) -> None:
         '{"a": 1}',
     ],
 )
-def test_a_file_that_is_not_a_pretty_printed_list_of_objects_is_not_cut(
+def test_a_file_that_is_not_a_list_of_objects_is_not_cut(
     tmp_path: Path, text: str
 ) -> None:
     from benchreg.core.reader import iter_list_records, list_parts
@@ -405,9 +454,10 @@ def test_random_pretty_lists_read_the_same_in_parts(tmp_path: Path) -> None:
         return {f"k{j}": value(depth + 1) for j in range(rng.randrange(4))}
 
     path = tmp_path / "a.json"
-    for _ in range(40):
+    for _ in range(60):
         items = [{"id": i, "v": value(0)} for i in range(rng.randrange(2, 30))]
-        path.write_text(json.dumps(items, indent=rng.choice([1, 2, 3]), ensure_ascii=False))
+        indent = rng.choice([None, 1, 2, 3])
+        path.write_text(json.dumps(items, indent=indent, ensure_ascii=False))
         parts = list_parts(path, [rng.uniform(0.5, 2) for _ in range(rng.randrange(1, 5))])
         assert parts is not None
         assert _part_items(parts, rng.choice([7, 50, 1 << 20])) == items

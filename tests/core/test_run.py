@@ -313,3 +313,44 @@ def test_aevaluate_is_the_async_orchestrator(gap: Task, script: Script, tmp_path
     )
     assert evaluation.record is not None and evaluation.record["n"] == len(script.asked)
     assert (tmp_path / "run" / METRICS_FILE).is_file()
+
+
+@pytest.mark.parametrize("model", ["baseline", "random"])
+def test_an_offline_system_writes_no_journal_and_resumes_the_same(
+    gap: Task, model: str, tmp_path: Path
+) -> None:
+    """Answers made from the inputs alone are not journaled (the inputs hold them); a run
+    whose folder was claimed but not finished is resumed by making them again."""
+    folder = tmp_path / "run"
+
+    def once() -> Evaluation:
+        return evaluate(
+            gap,
+            view=None,
+            system_cfg={"name": model},
+            roots={},
+            options=FAST,
+            output=RunOutput(folder, {"model": {"name": model}}),
+        )
+
+    first = once()
+    assert first.record is not None and first.record["complete"]
+    assert not (folder / JOURNAL_FILE).exists()
+    rows = (folder / SAMPLES_FILE).read_bytes()
+    (folder / METRICS_FILE).unlink()  # as if the run stopped before its end
+    (folder / SAMPLES_FILE).unlink()
+    second = once()
+    assert second.result is not None and not second.reused
+    assert second.record is not None
+    assert second.record["metrics"] == first.record["metrics"]
+    assert (folder / SAMPLES_FILE).read_bytes() == rows
+    assert not (folder / JOURNAL_FILE).exists()
+
+
+def test_a_predictions_run_writes_no_journal(tmp_path: Path) -> None:
+    from benchreg.core.run import journaled
+    from benchreg.core.system import PredictionSetSystem
+
+    system = PredictionSetSystem.__new__(PredictionSetSystem)
+    assert not journaled(system, {"name": "my_reader_system"})
+    assert journaled(Oracle(Script()), {"name": SYSTEM_NAME})

@@ -137,3 +137,32 @@ def test_a_samples_file_without_a_recorded_sha_is_read_line_by_line(tmp_path: Pa
     (folder / "samples.jsonl").write_text('{"id": "a"}\n{"score": 1}\n')
     with pytest.raises(DamagedFileError, match=r"samples.jsonl:2: `id` is missing"):
         check_sweep(tmp_path)
+
+
+def _samples_job(folder: Path, text: str) -> object:
+    """A JobRecord whose metrics.json records the sha256 of ``text`` as its samples.jsonl."""
+    import hashlib
+
+    from benchreg.core.analysis import JobRecord
+
+    folder.mkdir(parents=True)
+    (folder / "samples.jsonl").write_text(text, "utf-8")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return JobRecord(folder, {"sha256": {"samples.jsonl": digest}, "n": 2}, {})
+
+
+def test_samples_as_written_are_read_as_json_reads_them(tmp_path: Path) -> None:
+    text = '{"id": "a", "score": 1.0, "answer": "漢字"}\n{"id": 2, "big": 123456789012345678901}\n'
+    expected = [json.loads(line) for line in text.splitlines()]
+    assert _samples_job(tmp_path / "long", text).samples == expected  # long int: json's path
+    plain = '{"id": "a", "score": 1.0, "answer": ["漢字", {"k": null}]}\n{"id": "b"}\n'
+    assert _samples_job(tmp_path / "plain", plain).samples == [
+        json.loads(line) for line in plain.splitlines()
+    ]
+
+
+def test_samples_changed_after_the_run_are_checked_line_by_line(tmp_path: Path) -> None:
+    record = _samples_job(tmp_path / "job", '{"id": "a"}\n{"id": "b"}\n')
+    (tmp_path / "job" / "samples.jsonl").write_text('{"id": "a"}\n{"nope": 1}\n', "utf-8")
+    with pytest.raises(DamagedFileError):
+        record.samples  # noqa: B018

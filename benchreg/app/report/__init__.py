@@ -50,6 +50,7 @@ from benchreg.core.reporting import Headline, ReportInput
 from benchreg.core.runfolder import ERROR_FILE
 from benchreg.core.summary import ND_NOTE, Support, plural, support
 
+REMADE = False  # the report is made again from the job folders (`benchreg report`): no fsync
 REPORT_DIR = "report"
 INSTALL_HINT = "pip install 'benchreg[reports]'  (matplotlib)"
 COUNT_KEYS = ("missing", "invalid", "out_of_range", "error")
@@ -205,14 +206,14 @@ def write_report(sweep_dir: Path, out_dir: Path | None = None) -> ReportResult:
         fig_dir.mkdir(parents=True, exist_ok=True)
         for name, (svg, _) in figures.items():
             path = fig_dir / f"{name}.svg"
-            atomic_write_text(path, svg)
+            atomic_write_text(path, svg, durable=REMADE)
             result.figures.append(path)
         if browse:
             result.samples = write_sweep_browser(
                 sweep_dir, jobs, out / SAMPLES_PAGE, back="index.html"
             )
-        atomic_write_text(result.markdown, markdown)
-        atomic_write_text(result.html, page)
+        atomic_write_text(result.markdown, markdown, durable=REMADE)
+        atomic_write_text(result.html, page, durable=REMADE)
     except OSError as exc:
         raise BenchregError(
             f"cannot write the report ({exc.strerror or type(exc).__name__})",

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchreg.core.io import atomic_write_text, iter_jsonl
+import orjson
+
+from benchreg.core.io import atomic_write_parts, iter_jsonl
 
 SAMPLES_PAGE = "samples.html"
 PROMPTS_FILE = "prompts.jsonl"
@@ -56,6 +58,11 @@ def _value(value: Any) -> Any:
     if isinstance(value, str):
         return _cut(value)
     if isinstance(value, dict | list):
+        try:  # UTF-8 bytes: never fewer than the characters `json` writes
+            if len(orjson.dumps(value)) <= MAX_TEXT:
+                return value
+        except (orjson.JSONEncodeError, TypeError):
+            pass
         text = json.dumps(value, ensure_ascii=False)
         return value if len(text) <= MAX_TEXT else {"(cut)": _cut(text)}
     return value
@@ -133,8 +140,23 @@ def page_data(jobs: Sequence[BrowserJob], title: str) -> dict[str, Any]:
 
 def _script_json(data: Any) -> str:
     """JSON safe inside a <script> element (no `</script>`, no `<!--`)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return _script_bytes(data).decode("utf-8")
+
+
+def _script_bytes(data: Any) -> bytes:
+    """:func:`_script_json` as UTF-8 bytes (a large page is never copied into a str)."""
+    text = _compact(data)
+    return text.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
+
+
+def _compact(data: Any) -> bytes:
+    """Compact JSON, NaN and infinities as null (orjson writes them so; `json`, for what orjson
+    does not encode, after :func:`_finite`)."""
+    try:
+        return orjson.dumps(data)
+    except orjson.JSONEncodeError:
+        text = json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return text.encode("utf-8")
 
 
 def _finite(data: Any) -> Any:
@@ -150,19 +172,27 @@ def _finite(data: Any) -> Any:
 
 def render(jobs: Sequence[BrowserJob], title: str, back: str | None = None) -> str:
     """The page's HTML. ``back``: a relative link to the report it belongs to."""
+    return b"".join(_page_parts(jobs, title, back)).decode("utf-8")
+
+
+def _page_parts(
+    jobs: Sequence[BrowserJob], title: str, back: str | None = None
+) -> tuple[bytes, bytes, bytes]:
+    """The page as UTF-8 bytes: the HTML before the data, the data, the HTML after it."""
     import html
 
-    data = _script_json(_finite(page_data(jobs, title)))
+    data = _script_bytes(page_data(jobs, title))
     link = f'<a href="{html.escape(back)}">report</a> · ' if back else ""
     head, _, tail = PAGE.partition("__DATA__")
-    return head.replace("__TITLE__", html.escape(title)).replace("__BACK__", link) + data + tail
+    head = head.replace("__TITLE__", html.escape(title)).replace("__BACK__", link)
+    return head.encode("utf-8"), data, tail.encode("utf-8")
 
 
 def write_browser(
     path: Path, jobs: Sequence[BrowserJob], title: str, back: str | None = None
 ) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, render(jobs, title, back))
+    atomic_write_parts(path, _page_parts(jobs, title, back), durable=False)  # made again by `view`
     return path
 
 

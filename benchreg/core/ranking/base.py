@@ -50,16 +50,28 @@ class RankingMetric(Metric):
         return ()
 
     def stats(self, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> np.ndarray:
+        """The rows of the module docstring, built column by column."""
         rows = np.zeros((len(samples), BASE_COLUMNS + len(self.extra_columns)))
-        for i, (sample, prediction) in enumerate(zip(samples, predictions, strict=True)):
-            if not self.applies(sample):
-                continue
-            resolved = resolved_of(prediction)
-            value = self.missing_value if resolved is None else self.value(sample, resolved)
-            demo = float(bool(sample.meta.get("demonstration")))
-            rows[i, :BASE_COLUMNS] = (value, 1.0, float(resolved is not None), demo)
-            if self.extra_columns:
-                rows[i, BASE_COLUMNS:] = self.extras(sample, resolved)
+        if len(samples) != len(predictions):  # as zip(..., strict=True) says it
+            raise ValueError("zip() argument 2 is shorter or longer than argument 1")
+        applies = [self.applies(s) for s in samples]
+        resolved = [
+            resolved_of(p) if a else None for p, a in zip(predictions, applies, strict=True)
+        ]
+        value, missing = self.value, self.missing_value
+        rows[:, VALUE] = [
+            (missing if r is None else value(s, r)) if a else 0.0
+            for s, r, a in zip(samples, resolved, applies, strict=True)
+        ]
+        rows[:, COUNTED] = applies
+        rows[:, SCORED] = [r is not None for r in resolved]
+        rows[:, DEMO] = [
+            a and bool(s.meta.get("demonstration")) for s, a in zip(samples, applies, strict=True)
+        ]
+        if self.extra_columns:
+            for i, (s, r, a) in enumerate(zip(samples, resolved, applies, strict=True)):
+                if a:
+                    rows[i, BASE_COLUMNS:] = self.extras(s, r)
         return rows
 
     def query_scores(self, stats: np.ndarray) -> np.ndarray:

@@ -39,10 +39,15 @@ def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> np.n
     lo, frac = np.floor(h), h - np.floor(h)
     # the value at 0-based position p of the repeated sorted list: first j with cum_j > p
     flat_cum = cum.reshape(-1, x.size)
-    idx_lo = np.array([np.searchsorted(c, p, side="right") for c, p in zip(
-        flat_cum, lo.reshape(-1), strict=True)])
-    idx_hi = np.array([np.searchsorted(c, p, side="right") for c, p in zip(
-        flat_cum, (lo + 1).reshape(-1), strict=True)])
+    idx_lo = np.array(
+        [np.searchsorted(c, p, side="right") for c, p in zip(flat_cum, lo.reshape(-1), strict=True)]
+    )
+    idx_hi = np.array(
+        [
+            np.searchsorted(c, p, side="right")
+            for c, p in zip(flat_cum, (lo + 1).reshape(-1), strict=True)
+        ]
+    )
     idx_lo, idx_hi = np.minimum(idx_lo, x.size - 1), np.minimum(idx_hi, x.size - 1)
     out = x[idx_lo] + frac.reshape(-1) * (x[idx_hi] - x[idx_lo])
     return np.where(total.reshape(-1) > 0, out, 0.0).reshape(lead)
@@ -67,14 +72,19 @@ class LatencyQuantile(Metric):
         ).reshape(len(predictions), 1)
 
     def totals(self, stats: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        # a quantile is no function of column sums: carry the weights and the values instead
-        values = np.broadcast_to(stats[:, 0], weights.shape)
-        return np.concatenate([weights, values], axis=-1)
+        # a quantile is no function of column sums: carry the weights and the values of the
+        # queries with a latency instead, after their count: [m, weights (m), values (m)]
+        keep = ~np.isnan(stats[:, 0])
+        m = int(keep.sum())
+        kept = weights[..., keep]
+        values = np.broadcast_to(stats[keep, 0], kept.shape)
+        return np.concatenate([np.full((*kept.shape[:-1], 1), float(m)), kept, values], axis=-1)
 
     def reduce(self, totals: np.ndarray, n: int) -> np.ndarray:
         totals = np.asarray(totals, dtype=float)
-        weights, values = totals[..., :n], totals[..., n:]
-        flat_values = values.reshape(-1, n)[0] if values.size else np.zeros(0)
+        m = int(totals.reshape(-1)[0]) if totals.size else 0
+        weights, values = totals[..., 1 : 1 + m], totals[..., 1 + m : 1 + 2 * m]
+        flat_values = values.reshape(-1, m)[0] if values.size else np.zeros(0)
         return weighted_quantile(flat_values, weights, self.q)[..., None]
 
     def support(self, stats: np.ndarray, predictions: Sequence[Prediction]) -> tuple[int, int]:

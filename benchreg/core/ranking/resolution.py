@@ -89,10 +89,14 @@ def score_summary(scores: Sequence[float | None]) -> tuple[float | None, int]:
 def resolved_of(prediction: Prediction) -> ResolvedRanking | None:
     """The prediction's resolution, or None when it was not scored (missing, invalid, error)."""
     resolved = prediction.resolved
+    if type(resolved) is ResolvedRanking:
+        return resolved
     return resolved if isinstance(resolved, ResolvedRanking) else None
 
 
 def gold_count(sample: Sample) -> int:
     """Number of gold items of a sample whose gold is a list (0 = unanswerable)."""
     gold = sample.gold
+    if type(gold) is list:  # the common case, without the ABC check
+        return len(gold)
     return len(gold) if isinstance(gold, Sequence) and not isinstance(gold, str) else 0

@@ -12,7 +12,6 @@ group's mean is reported as incomplete, never as the overall.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from benchreg.core.analysis import (
     system_labels,
     unique_jobs,
 )
-from benchreg.core.io import atomic_write_text
+from benchreg.core.io import atomic_write_text, fast_dumps
 from benchreg.core.metric import SCORED_AS_GIVEN
 from benchreg.families.cblue.catalogue import TASK_NAMES, TaskInfo, lookup
 
@@ -168,7 +167,8 @@ def write_results_json(jobs: list[JobRecord], path: Path) -> list[Path]:
 
 
 def _dump(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    """results.json as `json.dumps(indent=2, ensure_ascii=False)` writes it, by orjson."""
+    return fast_dumps(data)
 
 
 def _slug(text: str) -> str:

@@ -20,13 +20,14 @@ from typing import Any, NamedTuple
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError, ParseError, at
-from benchreg.core.io import confined
+from benchreg.core.io import confined, data_cache
 from benchreg.core.params import loader_params
 from benchreg.core.reader import json_lines, read_json_strict
 from benchreg.core.types import Dataset, LoadContext, Parser, Sample
 from benchreg.families.cblue.catalogue import TaskInfo, lookup, task_of_params
 from benchreg.families.cblue.parser import NoAnswer
 
+TARGET_META = "_target"  # Sample.meta key of the line's target text
 REQUIRED_FIELDS = ("input", "target", "task_dataset", "sample_id")
 
 
@@ -97,7 +98,7 @@ def load_cblue(ctx: LoadContext) -> Dataset:
             )
     if (
         samples
-        and all(not str(s.meta.get("target", "")).strip() for s in samples)
+        and all(not str(s.meta.get(TARGET_META, "")).strip() for s in samples)
         and not gold_by_id
     ):
         warnings.append(
@@ -138,7 +139,9 @@ def _sample(
         "task_type": data.get("task_type"),
         "task_dataset": info.name,
     }
-    meta = {"split": split, "line": row.line, "target": data["target"]}
+    # the target text: for the data checks only (samples.jsonl leaves `_` keys out: the split
+    # file holds it)
+    meta = {"split": split, "line": row.line, TARGET_META: data["target"]}
     if sample_id in gold_by_id:
         return Sample(id=sample_id, input=inputs, gold=gold_by_id[sample_id], meta=meta), False
     sample = Sample(id=sample_id, input=inputs, gold=None, meta=meta)
@@ -165,6 +168,7 @@ def rows_of_task(split_file: Path, info: TaskInfo) -> list[Row]:
     return list(by_task.get(info.name, ()))
 
 
+@data_cache
 @lru_cache(maxsize=4)
 def _rows_by_task(path: str, mtime_ns: int, size: int) -> dict[str, tuple[Row, ...]]:
     """The rows of a split file grouped by task, once per file (not once per task entry)."""
@@ -176,6 +180,7 @@ def _rows_by_task(path: str, mtime_ns: int, size: int) -> dict[str, tuple[Row, .
     return {name: tuple(rows) for name, rows in groups.items()}
 
 
+@data_cache
 @lru_cache(maxsize=4)
 def _read_split(path: str, mtime_ns: int, size: int) -> tuple[Row, ...]:
     """Every row of a split file (JSON Lines, whatever its suffix), checked once (a sweep loads
@@ -281,6 +286,7 @@ def _gold_problem(info: TaskInfo, answer: Any) -> str | None:
     return None
 
 
+@data_cache
 @lru_cache(maxsize=4)
 def _read_structured(path: str, mtime_ns: int, size: int) -> dict[str, Any]:
     data = read_json_strict(Path(path))

@@ -362,6 +362,7 @@ PARSERS: dict[str, Callable[[str, Sample], Any]] = {
     "cblue_imcs_v2_sr": _sr,
 }
 
+
 def without_reasoning(parser: Callable[[str, Sample], Any]) -> Callable[[str, Sample], Any]:
     """``parser`` on the reply with its reasoning blocks removed (the core's one helper,
     :func:`benchreg.core.text.split_reasoning`), as every family's parser does: a reply that

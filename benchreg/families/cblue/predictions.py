@@ -25,8 +25,10 @@ from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
+from benchreg.core.fastjson import decode_bytes
+from benchreg.core.io import data_cache
 from benchreg.core.predictions import PredictionCollector
-from benchreg.core.reader import DuplicateKeyError, Record, loads, read_records
+from benchreg.core.reader import DuplicateKeyError, Record, gc_paused, loads, read_records
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
 from benchreg.families.cblue.catalogue import TaskInfo, lookup, task_of_sample
 
@@ -130,11 +132,15 @@ def _load(path: Path) -> tuple[str, Any]:
     return _load_cached(str(path), stat.st_mtime_ns, stat.st_size)
 
 
+@data_cache
 @lru_cache(maxsize=4)
 def _load_cached(path_str: str, mtime_ns: int, size: int) -> tuple[str, Any]:
     """('results', dict) for a results.json, else ('rows', [Record, ...]) (a JSON list of rows,
     or JSON Lines whatever the suffix, read leniently: an undecodable line is malformed)."""
     path = Path(path_str)
+    whole = _fast_results(path)
+    if whole is not None:
+        return "results", whole
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -161,6 +167,22 @@ def _load_cached(path_str: str, mtime_ns: int, size: int) -> tuple[str, Any]:
             fix="write results.json, or one JSON object per line",
         )
     return "rows", records
+
+
+def _fast_results(path: Path) -> dict[str, Any] | None:
+    """A results.json read from its bytes (no text copy of a large file) when orjson's value is
+    provably the core reader's (:func:`benchreg.core.fastjson.decode_bytes`); None otherwise:
+    the file is then read as text and every problem named."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if data[:1] != b"{":
+        return None
+    with gc_paused():
+        fast, value = decode_bytes(data)
+    del data
+    return value if fast and isinstance(value, dict) and _looks_like_results(value) else None
 
 
 def _whole_document(path: Path, text: str) -> Any:

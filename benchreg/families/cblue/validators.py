@@ -18,6 +18,7 @@ from benchreg.core.validation import Finding
 from benchreg.families.cblue import official
 from benchreg.families.cblue.answer import off_schema_items
 from benchreg.families.cblue.catalogue import TaskInfo, task_of_params
+from benchreg.families.cblue.loader import TARGET_META
 from benchreg.families.cblue.parser import NoAnswer
 
 MAX_PER_KIND = 20
@@ -51,7 +52,7 @@ def check_gold(dataset: Dataset, ctx: LoadContext, **params: Any) -> list[Findin
 
 
 def _target_problem(info: TaskInfo, sample: Sample, parser: Parser) -> str | None:
-    target = str(sample.meta.get("target", ""))
+    target = str(sample.meta.get(TARGET_META, ""))
     if not target:
         return None
     try:

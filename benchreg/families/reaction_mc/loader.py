@@ -132,27 +132,32 @@ RELEASE_META_KEYS = (
 )
 
 
-def to_sample(question: QuestionFields, strings: dict[str, str] | None = None) -> Sample:
+def to_sample(question: QuestionFields, strings: dict[Any, Any] | None = None) -> Sample:
     """Sample.meta (JSON, also written to samples.jsonl): `release` = the file's own numbers,
     `formula` = the effective/relative scores recomputed from `meta.scores`.
 
     Built from the validated question's own values (a fresh dict from validation), without
     copying them again. With ``strings`` (one dict for a whole file), equal condition texts,
-    SMILES and keys of different questions become one object: a release repeats its tables'
-    reactants, products and conditions in question after question."""
+    SMILES and keys of different questions become one object, and so do equal condition items
+    (``{"content": ..., "SMILES": ...}``, the same texts in the same key order): a release
+    repeats its tables' reactants, products and conditions in question after question. Nothing
+    changes a sample's data once built, so equal items can be one object (the marshal entries
+    of the loaded-data cache then write each once per chunk, too)."""
     share = _Sharer(strings if strings is not None else {})
     meta = question["meta"]
     release = {key: meta.get(key) for key in RELEASE_META_KEYS}
     for key in ("doi", "parent_table_id"):
         release[key] = share.text(release[key])
+    if type(release["scores"]) is list:
+        release["scores"] = share.outcomes(release["scores"])
     options = question["options"]
     for option in options:
         share.conditions(option)
     inp: dict[str, Any] = {k: v for k, v in question["input"].items() if v is not None}
     share.conditions(inp["constant_conditions"])
     share.conditions(inp.get("fixed_conditions"))
-    for molecule in (*inp["reactants"], *inp["products"]):
-        share.molecule(molecule)
+    share.items(inp["reactants"])
+    share.items(inp["products"])
     if "reference_conditions" in inp:
         inp["reference_conditions"] = [r.model_dump() for r in inp["reference_conditions"]]
     return Sample(
@@ -169,11 +174,14 @@ def to_sample(question: QuestionFields, strings: dict[str, str] | None = None) -
     )
 
 
+_PLAIN = frozenset({float, int, str, bool, type(None)})
+
+
 class _Sharer:
     __slots__ = ("text_of",)
 
-    def __init__(self, strings: dict[str, str]) -> None:
-        self.text_of = strings.setdefault
+    def __init__(self, strings: dict[Any, Any]) -> None:
+        self.text_of = strings.setdefault  # texts by themselves, items by ("item", texts)
 
     def text(self, value: Any) -> Any:
         return self.text_of(value, value) if type(value) is str else value
@@ -182,19 +190,52 @@ class _Sharer:
         """In place: a condition group {key: [{"content": ..., "SMILES": ...}, ...]}."""
         for items in (group or {}).values():
             if type(items) is list:
-                for item in items:
-                    if type(item) is dict:
-                        self.molecule(item)
+                self.items(items)
 
-    def molecule(self, item: dict[str, Any]) -> None:
-        """In place: the `content` and `SMILES` texts of one item."""
+    def items(self, items: list[Any]) -> None:
+        """In place: a list of items (a condition's, the reactants or products)."""
+        for position, item in enumerate(items):
+            if type(item) is dict:
+                items[position] = self.molecule(item)
+
+    def outcomes(self, scores: list[Any]) -> list[Any]:
+        """``meta.scores``, each entry of plain values (numbers, texts, null) the first equal
+        entry of the file: the same keys in the same order, values of the same types (1 and
+        1.0 and True stay apart, and so do 0.0 and -0.0)."""
+        out = []
+        for entry in scores:
+            if type(entry) is dict:
+                key: list[Any] = ["scores"]
+                for name, value in entry.items():
+                    kind = type(value)
+                    if kind not in _PLAIN or (kind is float and not value and str(value)[0] == "-"):
+                        break  # -0.0 (== 0.0) is kept apart
+                    key += (name, kind, value)
+                else:
+                    entry = self.text_of(tuple(key), entry)
+            out.append(entry)
+        return out
+
+    def molecule(self, item: dict[str, Any]) -> dict[str, Any]:
+        """The item with its `content` and `SMILES` texts shared (in place); an item of just
+        these two texts, in this order, is the first equal item of the file."""
         text_of = self.text_of
+        if len(item) == 2:
+            content, smiles = item.get("content"), item.get("SMILES")
+            if type(content) is str and type(smiles) is str and next(iter(item)) == "content":
+                key = ("item", content, smiles)
+                first = text_of(key, item)
+                if first is item:  # the first of its kind: its texts shared with the rest
+                    item["content"] = text_of(content, content)
+                    item["SMILES"] = text_of(smiles, smiles)
+                return first  # type: ignore[no-any-return]
         content = item.get("content")
         if type(content) is str:
-            item["content"] = text_of(content, content)
+            item["content"] = content = text_of(content, content)
         smiles = item.get("SMILES")
         if type(smiles) is str:
             item["SMILES"] = text_of(smiles, smiles)
+        return item
 
 
 @registry.loaders.register("reaction_mc_questions")
@@ -237,7 +278,7 @@ def question_rows(records: Iterable[Record], question_type: str) -> list[SampleR
     """The samples of validated questions as rows ``(id, input, gold, meta, findings)``, the
     findings being those of the consistency checks at the default tolerances (as tuples): what
     the loaded-data cache keeps, and what core.partload's workers build from their parts."""
-    strings: dict[str, str] = {}
+    strings: dict[Any, Any] = {}
     checker = QuestionChecker(*TOLERANCES)
     found = checker.findings
     rows: list[SampleRow] = []

@@ -66,13 +66,16 @@ def read_predictions(
             where=f"task {task_name}",
         )
     collector = PredictionCollector(path, samples, task=task_name, duplicates="conflicts_invalid")
+    add, parse = collector.add, text_values == "parse"
     for i, (qid, raw) in enumerate(read_pairs(path)):
+        if type(raw) is int:  # the common entry; an int said is equal to an int alone
+            add(qid, Prediction(qid, answer=raw), where=(i, qid), value=raw)
+            continue
         value = _plain(raw)
-        if isinstance(value, str) and text_values == "parse":
+        if isinstance(value, str) and parse:
             prediction = Prediction(qid, raw_text=value)
         else:
             prediction = Prediction(qid, answer=value)
         # canonical JSON tells 1, 1.0 and true apart (they compare equal in Python)
-        said = str(value) if type(value) is int else _canonical(value)
-        collector.add(qid, prediction, where=f"{path}[#{i}] ({qid!r})", value=said)
+        add(qid, prediction, where=(i, qid), value=_canonical(value))
     return collector.finish()

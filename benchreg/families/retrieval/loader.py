@@ -21,17 +21,21 @@ warning: "demonstration data, not a benchmark".
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from benchreg.core import registry
+from loguru import logger
+
+from benchreg.core import checkcache, registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.io import confined, sha256_file
 from benchreg.core.params import loader_params
 from benchreg.core.reader import Record, read_records
 from benchreg.core.types import Dataset, LoadContext, Sample
-from benchreg.families.retrieval.annotations import DEMONSTRATION
-from benchreg.families.retrieval.manifest import read_manifest
+from benchreg.core.validation import Finding
+from benchreg.families.retrieval.annotations import ANNOTATIONS, DEMONSTRATION
+from benchreg.families.retrieval.manifest import Manifest, read_manifest
 from benchreg.families.retrieval.records import SPLITS
 from benchreg.families.retrieval.regions import MODALITIES
 from benchreg.families.retrieval.validators import Located, check_entries, unanswerable_shares
@@ -52,13 +56,22 @@ def _selected(record: Record, modality: str, split: str) -> bool:
 def sample_of(located: Located) -> Sample:
     entry = located.entry
     gold = [{"source_id": g.source_id, "region": dict(g.region)} for g in entry.gold]
+    scope, origin = entry.scope, entry.origin
+    # what `model_dump()` gives for these flat models (records.py), without its per-call cost
+    scope_dump = {"holder": scope.holder, "session": scope.session, "scenario": scope.scenario}
+    origin_dump = {
+        "dataset": origin.dataset,
+        "revision": origin.revision,
+        "item": origin.item,
+        "license": origin.license,
+    }
     return Sample(
         id=entry.query_id,
         input={
             "query_id": entry.query_id,
             "question": entry.question,
             "modality": entry.modality,
-            "scope": entry.scope.model_dump(),
+            "scope": scope_dump,
             "as_of": entry.as_of,
             "answer_format": entry.answer_format,
         },
@@ -72,7 +85,7 @@ def sample_of(located: Located) -> Sample:
             "scenario": entry.scope.scenario,
             "unanswerable": entry.unanswerable,
             "answer": entry.answer,
-            "origin": entry.origin.model_dump(),
+            "origin": origin_dump,
             "where": located.where,
             "demonstration": located.demonstration,
         },
@@ -112,24 +125,36 @@ def load_retrieval(ctx: LoadContext) -> Dataset:
         raise BenchregError(
             "no set files", where=ctx.data_root / SETS, fix="put the entries in sets/*.jsonl"
         )
-    records = [r for path in files for r in read_records(path) if _selected(r, modality, split)]
-    if names is None:
-        _refuse_mixed(records, modality)
-    valid, void = check_entries(records, manifest)
+    key = _cache_params(modality, split, names)
+    checked = _cached(files, manifest, key)
+    if checked is None:
+        records = [r for path in files for r in read_records(path) if _selected(r, modality, split)]
+        if names is None:
+            _refuse_mixed(records, modality)
+        valid, void = check_entries(records, manifest)
+        checked = _Checked(
+            [_sample_row(sample_of(located)) for located in valid],
+            void,
+            unanswerable_shares(located.entry for located in valid),
+            sum(1 for located in valid if located.demonstration),
+        )
+        checkcache.store_loaded(
+            LOADED, [manifest.path, *files], checked.rows(), key, strings_shared=True
+        )
+    samples, void, demo = [Sample(*row) for row in checked.samples], checked.void, checked.demo
     if void and ctx.params.get("void_entries", "drop") == "error":
         raise BenchregError(
             f"{len(void)} entr(y/ies) break spec 004, first: {void[0]}",
             fix="run mode=validate for the full list",
         )
-    demo = sum(1 for located in valid if located.demonstration)
     warnings = [f"void entry {f}" for f in void]
     if demo:
         warnings.append(
-            f"{DEMONSTRATION}: {demo} of {len(valid)} {modality} entries have gold written by "
+            f"{DEMONSTRATION}: {demo} of {len(samples)} {modality} entries have gold written by "
             "this project (synthetic annotation); the gate verdicts below are no result"
         )
     return Dataset(
-        samples=[sample_of(located) for located in valid],
+        samples=samples,
         files=[manifest.path, *files],
         warnings=warnings,
         info={
@@ -138,11 +163,74 @@ def load_retrieval(ctx: LoadContext) -> Dataset:
             "manifest": manifest.rows,
             "manifest_obj": manifest,
             "void": void,
-            "unanswerable": unanswerable_shares(located.entry for located in valid),
+            "unanswerable": checked.unanswerable,
+            "entries": checked.how,
             "demonstration_entries": demo,
             "data": DEMONSTRATION if demo else "third-party annotation",
             "sha256": _hashes(ctx.data_root, manifest.path, files),
         },
+    )
+
+
+LOADED = "retrieval-entries"  # checkcache kind: the checked entries of a set, as sample rows
+ROWS_FORMAT = 1  # raise when sample_of or the rows change: older cache entries are then unused
+
+
+@dataclass
+class _Checked:
+    """The set files' entries after :func:`check_entries`: the valid ones as sample rows, the
+    void ones' findings, the unanswerable shares and the count of demonstration entries."""
+
+    samples: list[tuple[Any, ...]]
+    void: list[Finding]
+    unanswerable: dict[str, tuple[int, int]]
+    demo: int
+    how: str = "read and checked"
+
+    def rows(self) -> list[Any]:
+        """The rows checkcache keeps: a head row, then one row per sample."""
+        head = {
+            "void": [(f.where, f.message, f.severity) for f in self.void],
+            "unanswerable": {m: list(v) for m, v in self.unanswerable.items()},
+            "demo": self.demo,
+        }
+        return [head, *self.samples]
+
+
+def _sample_row(sample: Sample) -> tuple[Any, ...]:
+    return (sample.id, sample.input, sample.gold, sample.meta)
+
+
+def _cache_params(modality: str, split: str, names: Any) -> dict[str, Any]:
+    """What besides the files' contents the checks depend on: the selection and the annotation
+    registry (annotations.py; a plugin may register more)."""
+    registered = sorted(repr(a) for a in ANNOTATIONS.values())
+    return {
+        "rows": ROWS_FORMAT,
+        "modality": modality,
+        "split": split,
+        "sets": names,
+        "annotations": registered,
+    }
+
+
+def _cached(files: list[Path], manifest: Manifest, key: dict[str, Any]) -> _Checked | None:
+    """The checked entries kept by an earlier run on these exact files (same sha256, same
+    benchreg version, same selection and annotation registry), or None."""
+    rows = checkcache.loaded(LOADED, [manifest.path, *files], key)
+    if not rows or type(rows[0]) is not dict:
+        return None
+    head = rows[0]
+    logger.info(
+        f"{len(rows) - 1} {key['modality']} entries (and their checks) reused from an earlier "
+        f"run on these exact set files (cache {checkcache.cache_dir()})"
+    )
+    return _Checked(
+        [tuple(row) for row in rows[1:]],
+        [Finding(*f) for f in head["void"]],
+        {m: (int(v[0]), int(v[1])) for m, v in head["unanswerable"].items()},
+        int(head["demo"]),
+        "reused from an earlier run's checks (same sha256)",
     )
 
 

@@ -9,7 +9,7 @@ that leaves the data root is refused before anything is opened or hashed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -28,13 +28,21 @@ class Manifest:
     path: Path
     rows: dict[str, ManifestRow]  # source_id -> row
     where: dict[str, str]  # source_id -> file:line
+    _revisions: dict[str, frozenset[tuple[str, str]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @property
     def corpus_dir(self) -> Path:
         return self.path.parent
 
-    def revisions(self) -> set[tuple[str, str]]:
-        return {(row.dataset, row.revision) for row in self.rows.values()}
+    def revisions(self) -> frozenset[tuple[str, str]]:
+        """The (dataset, revision) pairs of the rows (computed once: every entry asks)."""
+        found = self._revisions.get("all")
+        if found is None:
+            found = frozenset((row.dataset, row.revision) for row in self.rows.values())
+            self._revisions["all"] = found
+        return found
 
 
 def manifest_path(data_root: Path) -> Path:
@@ -96,7 +104,10 @@ def sha256_problems(manifest: Manifest) -> list[tuple[str, str]]:
                 problems.append((where, f"source {source_id!r}: no sha256 for {rel}"))
             elif (actual := sha256_file(file)) != expected:
                 problems.append(
-                    (where, f"source {source_id!r}: sha256 of {rel} is {actual}, "
-                            f"manifest says {expected}")
+                    (
+                        where,
+                        f"source {source_id!r}: sha256 of {rel} is {actual}, "
+                        f"manifest says {expected}",
+                    )
                 )
     return problems

@@ -12,95 +12,116 @@
 
 A malformed line is counted and listed, the rest still read; a docno the atoms file lacks makes
 that query's answer invalid. Conflicting repeated query ids are scored invalid.
+
+Both are read as a stream, and results of the modality's common single-unit shape are kept in
+columns (columns.py), not as a dict per result; `file:line` strings are made only for the
+lines a message names.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError, at
-from benchreg.core.io import read_text
 from benchreg.core.predictions import PredictionCollector
-from benchreg.core.reader import index_by_id, read_records
+from benchreg.core.reader import gc_paused, json_lines
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
+from benchreg.families.retrieval import trec
+from benchreg.families.retrieval.columns import UNIT_KEY, JsonlColumns, LineRef
+from benchreg.families.retrieval.jsonl_stream import FallBack, stream_lines
 
 RESULT_KEYS = ("source_id", "region", "observed_at", "holder", "atom_id")
+
+
+def _modality(samples: Sequence[Sample]) -> str | None:
+    """The samples' modality when it is one whose common results are kept in columns."""
+    found = {s.meta.get("modality") for s in samples}
+    if len(found) == 1:
+        modality = found.pop()
+        return modality if modality in UNIT_KEY else None
+    return None
 
 
 @registry.prediction_readers.register("retrieval_run")
 def read_run(
     path: Path, samples: Sequence[Sample], task_name: str, atoms: str | None = None
 ) -> PredictionSet:
-    collector = PredictionCollector(path, samples, task=task_name, duplicates="conflicts_invalid")
-    if path.suffix == ".jsonl":
-        _read_jsonl(path, collector)
-        return collector.finish()
-    atoms_path = Path(atoms) if atoms else path.with_name(path.name + ".atoms.jsonl")
-    _read_trec(path, atoms_path, collector)
-    prediction_set = collector.finish()
+    modality = _modality(samples)
+    with gc_paused():
+        if path.suffix == ".jsonl":
+            return _read_jsonl(path, samples, task_name, modality)
+        atoms_path = Path(atoms) if atoms else path.with_name(path.name + ".atoms.jsonl")
+        collector = PredictionCollector(
+            path, samples, task=task_name, duplicates="conflicts_invalid"
+        )
+        _read_trec(path, atoms_path, collector, modality)
+        prediction_set = collector.finish()
     prediction_set.files.append(atoms_path)  # hashed into provenance.json with the run
     return prediction_set
 
 
-def _read_jsonl(path: Path, collector: PredictionCollector) -> None:
-    for record in read_records(path, lenient=True):
-        obj = record.data
-        qid = obj.get("query_id") if isinstance(obj, dict) else None
-        if record.error is not None or not isinstance(qid, str) or not qid:
-            collector.add_malformed(record.where)
-            continue
-        latency = obj.get("latency_s")
-        latency = float(latency) if isinstance(latency, int | float) else None
-        if "results" in obj:
-            answer = {"results": obj["results"], "latency_s": latency}
-            prediction = Prediction(qid, answer=answer, latency_s=latency)
-        elif isinstance(obj.get("output"), str):
-            prediction = Prediction(qid, raw_text=obj["output"], latency_s=latency)
-        else:
-            prediction = Prediction(qid, status=Status.INVALID, detail="no `results`")
-        collector.add(qid, prediction, where=record.where, value=obj)
+def _read_jsonl(
+    path: Path, samples: Sequence[Sample], task_name: str, modality: str | None
+) -> PredictionSet:
+    collector = PredictionCollector(path, samples, task=task_name, duplicates="conflicts_invalid")
+    columns = JsonlColumns(modality) if modality is not None else None
+    try:
+        for number, offset, length, obj in stream_lines(path):
+            _add_line(collector, columns, path, number, obj, LineRef(path, offset, length))
+    except FallBack:  # an unusual file: the core reader's path, line by line, from the start
+        collector = PredictionCollector(
+            path, samples, task=task_name, duplicates="conflicts_invalid"
+        )
+        columns = JsonlColumns(modality) if modality is not None else None
+        for number, obj, error in json_lines(path, lenient=True):
+            if error is not None:
+                collector.add_malformed(at(path, number))
+                continue
+            _add_line(collector, columns, path, number, obj, obj)
+    if columns is not None:
+        columns.run.finish()
+    return collector.finish()
 
 
-def _read_trec(run: Path, atoms_path: Path, collector: PredictionCollector) -> None:
+def _add_line(
+    collector: PredictionCollector,
+    columns: JsonlColumns | None,
+    path: Path,
+    number: int,
+    obj: Any,
+    value: Any,
+) -> None:
+    qid = obj.get("query_id") if type(obj) is dict else None
+    if not isinstance(qid, str) or not qid:
+        collector.add_malformed(at(path, number))
+        return
+    latency = obj.get("latency_s")
+    latency = float(latency) if isinstance(latency, int | float) else None
+    if "results" in obj:
+        results = obj["results"]
+        held = columns.add(results) if columns is not None else None
+        answer = {"results": held if held is not None else results, "latency_s": latency}
+        prediction = Prediction(qid, answer=answer, latency_s=latency)
+    elif isinstance(obj.get("output"), str):
+        prediction = Prediction(qid, raw_text=obj["output"], latency_s=latency)
+    else:
+        prediction = Prediction(qid, status=Status.INVALID, detail="no `results`")
+    collector.add(qid, prediction, where=number, value=value)
+
+
+def _read_trec(
+    run: Path, atoms_path: Path, collector: PredictionCollector, modality: str | None
+) -> None:
     if not atoms_path.is_file():
         raise BenchregError(
             "a TREC run needs its atoms file (docno -> source_id, region, observed_at, holder)",
             where=atoms_path,
             fix="write <run>.atoms.jsonl beside the run, or set the reader param `atoms`",
         )
-    atoms = {k: r.data for k, r in index_by_id(read_records(atoms_path), "atom_id",
-                                                   what="atom").items()}
-    lines: dict[str, list[tuple[float, str]]] = defaultdict(list)
-    first_line: dict[str, str] = {}
-    for number, line in enumerate(read_text(run).splitlines(), start=1):
-        if not line.strip():
-            continue
-        parts = line.split()
-        try:
-            qid, docno, score = parts[0], parts[2], float(parts[4])
-            if len(parts) != 6:
-                raise ValueError
-        except (IndexError, ValueError):
-            collector.add_malformed(at(run, number))
-            continue
-        lines[qid].append((score, docno))
-        first_line.setdefault(qid, at(run, number))
-    for qid, scored in lines.items():
-        scored.sort(key=lambda p: (p[0], p[1]), reverse=True)
-        collector.add(qid, _trec_prediction(qid, scored, atoms), where=first_line[qid])
-
-
-def _trec_prediction(
-    qid: str, scored: list[tuple[float, str]], atoms: dict[str, Any]
-) -> Prediction:
-    results = []
-    for score, docno in scored:
-        atom = atoms.get(docno)
-        if atom is None:
-            return Prediction(qid, status=Status.INVALID, detail=f"docno {docno!r} not in atoms")
-        results.append({**{k: atom[k] for k in RESULT_KEYS if k in atom}, "score": score})
-    return Prediction(qid, answer={"results": results, "latency_s": None})
+    results = trec.read_atoms(atoms_path, RESULT_KEYS)
+    lines = trec.read_lines(run, list(results), collector)
+    for qid, first_line, prediction in trec.predictions(lines, results, modality):
+        collector.add(qid, prediction, where=first_line)

@@ -25,7 +25,7 @@ for `context_at_k`); it is also written, as JSON, to the prediction's metadata (
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from itertools import repeat
 from typing import Any
@@ -33,10 +33,12 @@ from typing import Any
 from benchreg.core import registry
 from benchreg.core.ranking.resolution import ResolvedRanking, score_summary
 from benchreg.core.types import Dataset, Prediction, Sample
+from benchreg.families.retrieval.columns import ResultColumns, RunColumns, columns_of
 from benchreg.families.retrieval.corpus import CorpusView
 from benchreg.families.retrieval.overlap import HIT, UNITS, HitRules, SourceGold, extent
 from benchreg.families.retrieval.records import ManifestRow
 from benchreg.families.retrieval.times import parse_time
+from benchreg.families.retrieval.vector import resolve_columns
 
 FUTURE, FOREIGN = "future", "foreign_holder"
 OUT_OF_SCOPE, CONTRADICTS = "out_of_scope", "contradicts_manifest"
@@ -116,8 +118,9 @@ def _latest(times: list[str]) -> datetime | None:
 class _Authority:
     """The time and holders of a result's region as the corpus gives them."""
 
-    def __init__(self, modality: str, manifest: Mapping[str, ManifestRow],
-                 corpus: CorpusView | None) -> None:
+    def __init__(
+        self, modality: str, manifest: Mapping[str, ManifestRow], corpus: CorpusView | None
+    ) -> None:
         self.modality, self.manifest, self.corpus = modality, manifest, corpus
 
     def of(self, source: str, region: Region) -> tuple[datetime | None, set[str]]:
@@ -168,8 +171,9 @@ def resolve_results(
     first_hit = None if flags else _first_hits_by_key(sample, results, modality)
     if first_hit is not None:  # single turns or images: one unit each
         extents = (1.0,) * min(len(results), context_depth)
-        return ResolvedRanking(len(results), tuple(first_hit), {}, {}, max_score, n_unscored,
-                               extents, UNITS[modality])
+        return ResolvedRanking(
+            len(results), tuple(first_hit), {}, {}, max_score, n_unscored, extents, UNITS[modality]
+        )
     index = _gold_index(sample, unit, corpus)
     first_hit = [0] * len(sample.gold)
     remaining = len(first_hit)
@@ -216,8 +220,14 @@ def resolve_results(
     )
 
 
-def _check_time(item: Mapping[str, Any], time: datetime | None, as_of: datetime | None,
-                rank: int, flagged: dict[str, list[int]], unknown: dict[str, list[int]]) -> bool:
+def _check_time(
+    item: Mapping[str, Any],
+    time: datetime | None,
+    as_of: datetime | None,
+    rank: int,
+    flagged: dict[str, list[int]],
+    unknown: dict[str, list[int]],
+) -> bool:
     if as_of is None:
         return False
     future = time is not None and time > as_of
@@ -235,8 +245,14 @@ def _check_time(item: Mapping[str, Any], time: datetime | None, as_of: datetime 
     return future
 
 
-def _check_holder(item: Mapping[str, Any], owners: set[str], holder: str | None, rank: int,
-                  flagged: dict[str, list[int]], unknown: dict[str, list[int]]) -> bool:
+def _check_holder(
+    item: Mapping[str, Any],
+    owners: set[str],
+    holder: str | None,
+    rank: int,
+    flagged: dict[str, list[int]],
+    unknown: dict[str, list[int]],
+) -> bool:
     if holder is None:
         return False
     foreign = any(owner != holder for owner in owners)
@@ -273,18 +289,63 @@ def make_resolver(
     manifest: Mapping[str, ManifestRow] = dataset.info.get("manifest", {})
     manifest_obj = dataset.info.get("manifest_obj")
     corpus = CorpusView(manifest_obj) if manifest_obj is not None else None
-    rules = HitRules(pdf_max_pages=int(pdf_max_pages), ui_min_iou=float(ui_min_iou),
-                     video_min_iou=float(video_min_iou),
-                     video_min_precision=float(video_min_precision),
-                     conversation_min_precision=float(conversation_min_precision),
-                     code_max_lines=int(code_max_lines))
+    rules = HitRules(
+        pdf_max_pages=int(pdf_max_pages),
+        ui_min_iou=float(ui_min_iou),
+        video_min_iou=float(video_min_iou),
+        video_min_precision=float(video_min_precision),
+        conversation_min_precision=float(conversation_min_precision),
+        code_max_lines=int(code_max_lines),
+    )
 
     def resolve(sample: Sample, prediction: Prediction) -> ResolvedRanking:
-        resolved = resolve_results(sample, prediction.answer["results"], manifest, rules=rules,
-                                   corpus=corpus, honour_scope=bool(honour_scope),
-                                   context_depth=int(context_depth))
+        results = prediction.answer["results"]
+        if type(results) is ResultColumns:
+            results = list(results)
+        resolved = resolve_results(
+            sample,
+            results,
+            manifest,
+            rules=rules,
+            corpus=corpus,
+            honour_scope=bool(honour_scope),
+            context_depth=int(context_depth),
+        )
         if record:
             prediction.metadata["resolution"] = resolved.to_json()
         return resolved
 
+    def resolve_many(samples: Sequence[Sample], predictions: Sequence[Prediction]) -> None:
+        """:func:`resolve` of every pair, into ``prediction.resolved``: columnar results of
+        queries without `as_of` and `scope.holder` together (vector.py), the others one by
+        one."""
+        groups: dict[int, tuple[RunColumns, list[Sample], list[Prediction]]] = {}
+        for sample, prediction in zip(samples, predictions, strict=True):
+            held = columns_of(prediction.answer)
+            meta = sample.meta
+            if (
+                held is None
+                or held.run.modality != meta["modality"]
+                or meta.get("as_of") is not None
+                or meta.get("holder") is not None
+            ):
+                prediction.resolved = resolve(sample, prediction)
+                continue
+            group = groups.setdefault(id(held.run), (held.run, [], []))
+            group[1].append(sample)
+            group[2].append(prediction)
+        for run, group_samples, group_predictions in groups.values():
+            found = resolve_columns(
+                run,
+                group_samples,
+                [p.answer["results"] for p in group_predictions],
+                honour_scope=bool(honour_scope),
+                context_depth=int(context_depth),
+            )
+            for prediction, resolved in zip(group_predictions, found, strict=True):
+                prediction.resolved = resolved
+                if record:
+                    prediction.metadata["resolution"] = resolved.to_json()
+
+    resolve.resolve_many = resolve_many  # type: ignore[attr-defined]
     return resolve

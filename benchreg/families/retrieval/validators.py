@@ -63,34 +63,59 @@ def _answer_problem(entry: Entry) -> str | None:
     return None
 
 
-def annotation_problems(entry: Entry, manifest: Manifest) -> tuple[list[str], bool]:
-    """(problems, synthetic): the entry's gold provenance against the annotation registry."""
+def annotation_problems(
+    entry: Entry, manifest: Manifest, memo: dict[Any, tuple[str | None, bool]] | None = None
+) -> tuple[list[str], bool]:
+    """(problems, synthetic): the entry's gold provenance against the annotation registry.
+
+    ``memo`` (one per pass over a set's entries) keeps each origin's and each gold source's
+    verdict: they depend on the origin or the source only, and 100,000 entries share a few."""
+    memo = {} if memo is None else memo
     problems, synthetic = [], False
-    origin = by_dataset(entry.origin.dataset, entry.origin.revision)
-    if not origin:
-        problems.append(
-            f"origin {entry.origin.dataset!r} @ {entry.origin.revision!r} has no registered "
-            f"annotation: its gold is not known third-party annotation ({REGISTER_HINT})"
+    key = (entry.origin.dataset, entry.origin.revision)
+    if key not in memo:
+        origin = by_dataset(*key)
+        memo[key] = (
+            None
+            if origin
+            else f"origin {key[0]!r} @ {key[1]!r} has no registered annotation: its gold is "
+            f"not known third-party annotation ({REGISTER_HINT})",
+            any(a.kind == "synthetic" for a in origin),
         )
-    synthetic |= any(a.kind == "synthetic" for a in origin)
+    problem, synthetic = memo[key]
+    if problem is not None:
+        problems.append(problem)
     for i, gold in enumerate(entry.gold):
-        row = manifest.rows.get(gold.source_id)
-        if row is None:
-            continue
-        annotation = annotation_for(row.annotation_source)
-        if annotation is None:
-            problems.append(
-                f"gold[{i}]: annotation_source {row.annotation_source!r} of source "
-                f"{gold.source_id!r} is not a registered annotation ({REGISTER_HINT})"
-            )
-        elif not annotation.covers(row.dataset, row.revision):
-            problems.append(
-                f"gold[{i}]: annotation {annotation.name!r} does not cover {row.dataset!r} @ "
-                f"{row.revision!r} (source {gold.source_id!r})"
-            )
-        else:
-            synthetic |= annotation.kind == "synthetic"
+        source = gold.source_id
+        if source not in memo:
+            memo[source] = _source_annotation(source, manifest)
+        problem, kind = memo[source]
+        if problem is not None:
+            problems.append(f"gold[{i}]: {problem}")
+        synthetic |= kind
     return problems, synthetic
+
+
+def _source_annotation(source: str, manifest: Manifest) -> tuple[str | None, bool]:
+    """(problem, synthetic) of one gold source's annotation (no problem for an unknown source:
+    :func:`entry_problems` names it)."""
+    row = manifest.rows.get(source)
+    if row is None:
+        return None, False
+    annotation = annotation_for(row.annotation_source)
+    if annotation is None:
+        return (
+            f"annotation_source {row.annotation_source!r} of source {source!r} is not a "
+            f"registered annotation ({REGISTER_HINT})",
+            False,
+        )
+    if not annotation.covers(row.dataset, row.revision):
+        return (
+            f"annotation {annotation.name!r} does not cover {row.dataset!r} @ "
+            f"{row.revision!r} (source {source!r})",
+            False,
+        )
+    return None, annotation.kind == "synthetic"
 
 
 def _record_id(data: Any) -> str:
@@ -153,6 +178,7 @@ def check_entries(
     valid: list[Located] = []
     findings: list[Finding] = []
     first_seen: dict[str, str] = {}
+    memo: dict[Any, tuple[str | None, bool]] = {}
     for record in records:
         qid = _record_id(record.data)
         try:
@@ -173,7 +199,7 @@ def check_entries(
             continue
         first_seen[entry.query_id] = record.where
         problems = entry_problems(entry, manifest)
-        provenance, synthetic = annotation_problems(entry, manifest)
+        provenance, synthetic = annotation_problems(entry, manifest, memo)
         problems += provenance
         findings += [Finding(record.where, f"{qid}: {p}", "error") for p in problems]
         if not problems:

