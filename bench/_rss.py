@@ -4,7 +4,8 @@
 and the largest sum, over CMD and every process under it (load workers, pool workers), of their
 proportional set sizes (`Pss` in /proc/PID/smaps_rollup: a page shared by n processes counts 1/n
 in each, so a fork sharing its parent's pages, or one that has not exec'd yet, is not counted
-twice), sampled every 20 ms (Linux; null elsewhere): it may miss a peak shorter than that.
+twice; a lone process is read from its VmRSS, which costs nothing), sampled every 20 ms (Linux;
+null elsewhere): it may miss a peak shorter than that.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import time
 from pathlib import Path
 
 
-def _pss_mib(pid: int) -> float:
-    for name, key in (("smaps_rollup", "Pss:"), ("status", "VmRSS:")):
+def _mib(pid: int, *, proportional: bool) -> float:
+    sources = (("smaps_rollup", "Pss:"),) if proportional else ()
+    for name, key in (*sources, ("status", "VmRSS:")):
         try:
             for line in Path(f"/proc/{pid}/{name}").read_text().splitlines():
                 if line.startswith(key):
@@ -41,8 +43,12 @@ def _tree(pid: int) -> list[int]:
 
 
 def _sample(pid: int, peak: list[float], done: threading.Event) -> None:
+    # PSS only while there are several processes: smaps_rollup walks the page tables, which
+    # for a process of several GB costs a large part of a core at this rate
     while not done.wait(0.02):
-        peak[0] = max(peak[0], sum(_pss_mib(p) for p in _tree(pid)))
+        pids = _tree(pid)
+        several = len(pids) > 1
+        peak[0] = max(peak[0], sum(_mib(p, proportional=several) for p in pids))
 
 
 tic = time.perf_counter()

@@ -27,5 +27,5 @@ run cblue bench.cblue_official --official "$official" --copies 100 1000 --repeat
 run molp2s_sweep bench.molp2s_sweep_overhead --repeats "$repeats"
 run molp2s_100k bench.molp2s_100k --repeats "$repeats"
 run reaction_mc_100k bench.reaction_mc_100k --repeats "$repeats"
-run retrieval bench.retrieval_scoring --repeats "$repeats" ${RETRIEVAL_QUERIES:+--queries "$RETRIEVAL_QUERIES"}
+run retrieval bench.retrieval_scoring --repeats "${RETRIEVAL_REPEATS:-$repeats}" ${RETRIEVAL_QUERIES:+--queries "$RETRIEVAL_QUERIES"}
 run import bench.import_sources --repeats "$repeats"
