@@ -31,15 +31,16 @@ RESAMPLE_CELLS = 250_000  # resample-count cells held at once: memory O(n + chun
 
 
 def resample_weights(
-    n: int, n_boot: int, seed: int, cells: int = RESAMPLE_CELLS
+    n: int, n_boot: int, seed: int, cells: int | None = None
 ) -> Iterator[np.ndarray]:
     """Bootstrap resamples of ``n`` items as count matrices ``(chunk, n)``, in chunks of about
-    ``cells`` counts.
+    ``cells`` counts (default :data:`RESAMPLE_CELLS`).
 
     Resample ``b`` draws ``n`` indices with ``rng.integers(0, n, size=n)``, in order, so the
     resamples are the same whatever the chunk size (and the same as drawing them one by one).
     """
     rng = np.random.default_rng(seed)
+    cells = RESAMPLE_CELLS if cells is None else cells  # read at call time (tests change it)
     chunk = max(1, min(n_boot, cells // max(n, 1)))
     for start in range(0, n_boot, chunk):
         b = min(chunk, n_boot - start)
