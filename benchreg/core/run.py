@@ -41,7 +41,6 @@ from benchreg.core.scoring import (
 )
 from benchreg.core.system import (
     Budget,
-    PredictionSetSystem,
     System,
     check_answers,
     preflight,
@@ -118,7 +117,7 @@ async def aevaluate(
         except BaseException:
             folder.unclaim()  # a new folder goes back to empty: nothing written
             raise
-        journal = Journal(output.folder) if journaled(system, system_cfg) else None
+        journal = Journal(output.folder) if journaled(system) else None
         result = await aexecute(prepared, system, options=options, journal=journal)
         result.answers_from_inputs = journal is None
         record = write_run(output.folder, result, output.config)
@@ -127,20 +126,11 @@ async def aevaluate(
         folder.release()
 
 
-# Systems whose answers are made from the run's inputs alone, in no time and at no cost: a
-# predictions file, the task's baseline, seeded random answers. Their journal would only repeat
-# what the inputs hold; a resumed run makes the answers again (the same answers).
-UNJOURNALED_SYSTEMS = frozenset({"predictions", "baseline", "random"})
-
-
-def journaled(system: System, system_cfg: Mapping[str, Any]) -> bool:
-    """Whether the run journals the system's answers as they arrive: every system but those
-    of :data:`UNJOURNALED_SYSTEMS` (by their registered name, or a predictions file however
-    the system was registered)."""
-    inner = getattr(system, "system", system)  # a labelled system (`model.label`)
-    if isinstance(inner, PredictionSetSystem):
-        return False
-    return system_cfg.get("name") not in UNJOURNALED_SYSTEMS
+def journaled(system: System) -> bool:
+    """Whether the run journals the system's answers as they arrive: not when they are read
+    from the run's inputs or made from them alone (``answers_from_inputs``: a resumed run makes
+    them again, the same answers)."""
+    return not getattr(system, "answers_from_inputs", False)
 
 
 async def _checked(system: System) -> None:

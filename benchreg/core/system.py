@@ -195,6 +195,9 @@ class BaseSystem:
 
     name = "system"
     needs_prompts = False
+    # answers read from the run's inputs or made from them alone (a predictions file, a
+    # baseline, seeded random answers): not journaled, and previewed in samples.jsonl
+    answers_from_inputs = False
     on_answer: AnswerSink | None = None  # set by the core: journal one answer as it arrives
     budget: Budget | None = None  # set by the core under a token/cost budget
 
@@ -243,6 +246,8 @@ class PerSampleSystem(BaseSystem):
 class PredictionSetSystem(BaseSystem):
     """Answers looked up in a :class:`PredictionSet` (what a prediction reader returned)."""
 
+    answers_from_inputs = True
+
     def __init__(self, name: str, prediction_set: PredictionSet) -> None:
         self.name = name
         self.prediction_set = prediction_set
@@ -271,6 +276,7 @@ class Labelled:
         self.name = label
         self.identity = system.identity
         self.needs_prompts = system.needs_prompts
+        self.answers_from_inputs = getattr(system, "answers_from_inputs", False)
 
     @property
     def on_answer(self) -> AnswerSink | None:

@@ -50,7 +50,9 @@ def baseline_system(cfg: Mapping[str, Any], ctx: SystemContext) -> PerSampleSyst
     identity = f"baseline:{baseline.name}" + (
         f":{json.dumps(params, sort_keys=True)}" if params else ""
     )
-    return PerSampleSystem(f"baseline:{baseline.name}", answer, identity)
+    system = PerSampleSystem(f"baseline:{baseline.name}", answer, identity)
+    system.answers_from_inputs = True
+    return system
 
 
 @registry.systems.register("random")
@@ -63,4 +65,6 @@ def random_system(cfg: Mapping[str, Any], ctx: SystemContext) -> PerSampleSystem
         )
     seed = cfg.get("seed", 0)
     rng = random.Random(int(seed))
-    return PerSampleSystem(f"random(seed={seed})", lambda s: draw(s, rng))
+    system = PerSampleSystem(f"random(seed={seed})", lambda s: draw(s, rng))
+    system.answers_from_inputs = True
+    return system

@@ -349,8 +349,10 @@ def test_an_offline_system_writes_no_journal_and_resumes_the_same(
 
 def test_a_predictions_run_writes_no_journal(tmp_path: Path) -> None:
     from benchreg.core.run import journaled
-    from benchreg.core.system import PredictionSetSystem
+    from benchreg.core.system import Labelled, PredictionSetSystem
+    from benchreg.core.types import PredictionSet
 
-    system = PredictionSetSystem.__new__(PredictionSetSystem)
-    assert not journaled(system, {"name": "my_reader_system"})
-    assert journaled(Oracle(Script()), {"name": SYSTEM_NAME})
+    system = PredictionSetSystem("my_reader_system", PredictionSet(by_id={}, files=[]))
+    assert not journaled(system)  # however the reader system was registered
+    assert not journaled(Labelled(system, "mine"))
+    assert journaled(Oracle(Script()))
