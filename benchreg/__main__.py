@@ -3,9 +3,12 @@ subcommands `tasks`, `analyze`, `report`, `compare`, `view` and `import` (each h
 
 from __future__ import annotations
 
+import atexit
 import difflib
+import os
 import re
 import sys
+import threading
 
 SUBCOMMANDS = ("analyze", "tasks", "report", "compare", "view", "import")
 
@@ -35,5 +38,34 @@ def main() -> None:
     app_main()
 
 
+def cli() -> None:
+    """:func:`main` as a command: when it is done, the process ends without freeing what it
+    built (a run holds every sample; freeing 100,000 of them one by one takes longer than some
+    whole runs), as mypy does. Exit handlers run and output is flushed first; a process with
+    threads still running, under a profiler or tracer (cProfile, coverage: they write their
+    results at exit), or with an error on its way out, exits the normal way."""
+    from benchreg.app import lifetime
+
+    lifetime.end_without_freeing()
+    try:
+        main()
+        code: int | str | None = 0
+    except SystemExit as stop:
+        code = stop.code
+    others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+    if any(not t.daemon for t in others) or sys.getprofile() or sys.gettrace():
+        sys.exit(code)
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+        code = 1
+    atexit._run_exitfuncs()  # logging.shutdown, loguru's sinks, multiprocessing's clean-up
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        code = code or 0
+    os._exit(code or 0)
+
+
 if __name__ == "__main__":
-    main()
+    cli()

@@ -222,9 +222,9 @@ def _secret_error(key: str) -> BenchregError:
 
 
 def validate_roots(roots: Mapping[str, Any]) -> None:
-    from benchreg.core import registry
+    from benchreg.core.family import all_families
 
-    known = registry.families.names()
+    known = [family.name for family in all_families()]
     for family in roots:
         if family not in known:
             near = difflib.get_close_matches(family, known, n=1, cutoff=0.5)

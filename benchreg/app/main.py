@@ -22,7 +22,7 @@ from hydra.types import RunMode
 from loguru import logger
 from omegaconf import DictConfig, OmegaConf
 
-from benchreg.app import logs, modes
+from benchreg.app import lifetime, logs, modes
 from benchreg.app.callbacks import SWEEP_RESULT
 from benchreg.app.config import (
     app_settings,
@@ -160,6 +160,8 @@ def run_job(
     selected = app_settings(cfg).mode  # every run.* / model.* option checked before any work
     check_output_folder(out_dir)
     task = bound_task(cfg, searchpath)
+    if not multirun:
+        lifetime.keep_until_exit(task)
     if selected == "validate":
         report = modes.validate(task, cfg, out_dir)
         return {"validate": report, "failed": report["errors"] > 0}
@@ -286,12 +288,45 @@ def _raise_through(func: Any) -> Any:
     return func()
 
 
+# Command-line flags that choose another primary config or add config folders: with them, any
+# config may set `hydra.mode`, so Hydra's own look-up runs.
+CONFIG_FLAGS = ("--config-name", "-cn", "--config-path", "-cp", "--config-dir", "-cd")
+
+
+def mode_is_unset(overrides: Iterable[str], argv: Iterable[str] = ()) -> bool:
+    """Whether `hydra.mode` is provably unset for these overrides: no override sets it or
+    selects a `hydra/...` config (which could), no search path or config flag brings in other
+    configs, and benchreg's own configs never set it (a test composes them to check). Then
+    Hydra's `get_mode`, a whole composition only to read that key, returns None."""
+    if any(arg.split("=", 1)[0] in CONFIG_FLAGS for arg in argv):
+        return False
+    for override in overrides:
+        key = override.split("=", 1)[0].lstrip("+~")
+        if key == "hydra" or key.startswith(("hydra/", "hydra.mode", "hydra.searchpath")):
+            return False
+    return True
+
+
+def _composing_get_mode_only_when_needed(get_mode: Any) -> Any:
+    @functools.wraps(get_mode)
+    def guarded(self: Any, config_name: str | None, overrides: list[str]) -> Any:
+        if config_name == "config" and mode_is_unset(overrides, sys.argv[1:]):
+            return None  # Hydra's answer for an unset mode: RUN, or MULTIRUN with -m
+        return get_mode(self, config_name, overrides)
+
+    guarded.benchreg_guarded = True  # type: ignore[attr-defined]
+    return guarded
+
+
 def install_hydra_guards() -> None:
+    import hydra._internal.hydra as hydra_app
     import hydra._internal.utils as hydra_utils
     import hydra.core.utils as hydra_core_utils
 
     if not os.environ.get("HYDRA_FULL_ERROR"):
         hydra_utils.run_and_report = _raise_through
+    if not getattr(hydra_app.Hydra.get_mode, "benchreg_guarded", False):
+        hydra_app.Hydra.get_mode = _composing_get_mode_only_when_needed(hydra_app.Hydra.get_mode)
     hydra_core_utils._save_config = _save_redacted  # type: ignore[assignment]
     previous = logging.getLogRecordFactory()
     if getattr(previous, "benchreg_redacts", False):

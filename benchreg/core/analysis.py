@@ -23,10 +23,11 @@ error.json, analysis_*.json), so that a damaged file is one located :class:`Dama
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -530,6 +531,32 @@ def _sample_rows(path: Path) -> Iterable[dict[str, Any]]:
         raise DamagedFileError(exc.what, where=exc.where, fix=_job_fix(path)) from None
 
 
+# (path, size, mtime, sha256) -> the rows of a verified samples.jsonl, while samples_shared() runs
+_shared_rows: dict[tuple[str, int, int, str], list[dict[str, Any]]] | None = None
+
+
+@contextlib.contextmanager
+def samples_shared() -> Iterator[None]:
+    """Within this block each verified samples.jsonl is decoded once, however many job records
+    read it: a sweep's end reads every job's rows for its analyses and again for the sample
+    browser (at 80,000 samples, decoding them is most of that end). The row dicts are shared:
+    readers never change them (each gets a list of its own)."""
+    global _shared_rows
+    outer, _shared_rows = _shared_rows, (_shared_rows if _shared_rows is not None else {})
+    try:
+        yield
+    finally:
+        _shared_rows = outer
+
+
+def _shared_key(path: Path, expected: str) -> tuple[str, int, int, str] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (str(path.resolve()), stat.st_size, stat.st_mtime_ns, expected)
+
+
 _DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _LONG_DIGITS = b"0" * 19
 
@@ -539,13 +566,23 @@ def _verified_rows(path: Path, expected: Any) -> list[dict[str, Any]] | None:
     metrics.json recorded), decoded by orjson line by line without the checks of
     :func:`_sample_rows` (every row the run wrote is an object with an id, no key twice).
     None when the file is not that, or orjson does not read a line as `json` does (NaN, an
-    integer beyond 64 bits): :func:`_sample_rows` then reads it, checking every line."""
-    import hashlib
-
-    import orjson
-
+    integer beyond 64 bits): :func:`_sample_rows` then reads it, checking every line. Read
+    once per file inside :func:`samples_shared`."""
     if not isinstance(expected, str):
         return None
+    key = _shared_key(path, expected) if _shared_rows is not None else None
+    if key is not None and _shared_rows is not None and key in _shared_rows:
+        return list(_shared_rows[key])
+    rows = _decoded_rows(path, expected)
+    if rows is not None and key is not None and _shared_rows is not None:
+        _shared_rows[key] = rows
+        return list(rows)
+    return rows
+
+
+def _decoded_rows(path: Path, expected: str) -> list[dict[str, Any]] | None:
+    import orjson
+
     try:
         data = path.read_bytes()
         if hashlib.sha256(data).hexdigest() != expected or _LONG_DIGITS in data.translate(_DIGITS):

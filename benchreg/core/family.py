@@ -27,14 +27,19 @@ class Family:
 
 
 REPORT_MODULE = "report"  # registers the family's report part (benchreg.core.reporting)
+IMPORTERS_MODULE = "importers"  # registers `benchreg import <source>` importers (a package too)
 
 
 def component_modules() -> tuple[str, ...]:
     """The module names a family may have that register components, in import order: one per
-    spec field of :data:`benchreg.core.registry.FIELDS`, then the report part."""
+    spec field of :data:`benchreg.core.registry.FIELDS`, then the report part and importers."""
     from benchreg.core.registry import FIELDS
 
-    return (*dict.fromkeys(f.module for f in FIELDS), REPORT_MODULE)
+    return (*dict.fromkeys(f.module for f in FIELDS), REPORT_MODULE, IMPORTERS_MODULE)
+
+
+def _has_module(folder: Path, name: str) -> bool:
+    return (folder / f"{name}.py").is_file() or (folder / name / "__init__.py").is_file()
 
 
 def register_family(
@@ -47,10 +52,9 @@ def register_family(
     """Register the family of ``package`` (call it from the family's ``__init__`` with
     ``__name__, __file__``): the family is named after the package, its `sample/` and `prompts/`
     sit beside it (and `conf/`, config groups of its own options, when it has one), and its
-    component modules (those of :func:`component_modules` it has) are imported so that they
-    register their components."""
-    from importlib import import_module
-
+    component modules (those of :func:`component_modules` it has) are imported, so that they
+    register their components, when the family is first looked up
+    (:func:`benchreg.core.registry.load_family`)."""
     from benchreg.core import registry
 
     here = Path(package_file).resolve().parent
@@ -63,13 +67,15 @@ def register_family(
         conf_dir=here / "conf" if (here / "conf").is_dir() else None,
     )
     registry.families.add(family.name, family)
-    for module in component_modules():
-        if (here / f"{module}.py").is_file():
-            import_module(f"{package}.{module}")
+    modules = tuple(f"{package}.{m}" for m in component_modules() if _has_module(here, m))
+    registry.defer_family_modules(family.name, modules)
     return family
 
 
 def all_families() -> list[Family]:
+    """Every registered family (their packages imported, not their components)."""
     from benchreg.core import registry
 
-    return [registry.families.get(name) for name in registry.families.names()]
+    registry.load_families()
+    registered = registry.families.registered()
+    return [registered[name] for name in sorted(registered)]

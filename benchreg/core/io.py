@@ -252,15 +252,17 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, indent=2, default=_json_default) + "\n"
 
 
-def atomic_write_parts(path: Path, parts: Iterable[bytes], *, durable: bool = True) -> None:
-    """:func:`atomic_write_text` for bytes made while writing (one part in memory at a time).
-    ``durable=False`` skips the fsync: for a cache, whose reader must then detect a file that a
-    power loss left short."""
+def atomic_write_parts(path: Path, parts: Iterable[bytes], *, durable: bool = True) -> str:
+    """:func:`atomic_write_text` for bytes made while writing (one part in memory at a time);
+    returns the sha256 of what was written. ``durable=False`` skips the fsync: for a cache,
+    whose reader must then detect a file that a power loss left short."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    digest = hashlib.sha256()
     try:
         with os.fdopen(fd, "wb") as handle:
             for part in parts:
+                digest.update(part)
                 handle.write(part)
             handle.flush()
             os.fchmod(handle.fileno(), 0o666 & ~_umask())
@@ -270,15 +272,17 @@ def atomic_write_parts(path: Path, parts: Iterable[bytes], *, durable: bool = Tr
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return digest.hexdigest()
 
 
 def atomic_write_json(path: Path, obj: Any, *, durable: bool = True) -> None:
     atomic_write_text(path, dumps(obj), durable=durable)
 
 
-def atomic_write_jsonl(path: Path, rows: list[Any]) -> None:
-    """One JSON line per row (see :func:`json_line`), written atomically."""
-    atomic_write_parts(path, _line_parts(rows))
+def atomic_write_jsonl(path: Path, rows: list[Any], *, durable: bool = True) -> str:
+    """One JSON line per row (see :func:`json_line`), written atomically; returns the file's
+    sha256."""
+    return atomic_write_parts(path, _line_parts(rows), durable=durable)
 
 
 JSONL_PART_ROWS = 4096  # rows encoded into one part of a JSON Lines file

@@ -12,7 +12,6 @@ from benchreg.core.io import (
     atomic_write_json,
     atomic_write_jsonl,
     json_default_or_text,
-    sha256_file,
 )
 from benchreg.core.provenance import (
     environment,
@@ -180,7 +179,14 @@ def provenance_record(
 
 
 def write_run(out_dir: Path, result: RunResult, config: Mapping[str, Any]) -> dict[str, Any]:
-    """Write the run files; metrics.json goes last, as it marks the run complete."""
+    """Write the run files; metrics.json goes last, as it marks the run complete.
+
+    Each file is renamed into place once written, so no file is ever seen half-written. The
+    files of a run whose answers were made from its inputs (a predictions file, a baseline) are
+    not fsynced: running it again gives them back and asks no model (metrics.json holds the
+    sha256 of samples.jsonl, so one cut short by a power loss is found). A model's answers are
+    flushed to the disk."""
+    durable = not result.answers_from_inputs
     with gc_paused():
         rows = scrub(
             sample_rows(
@@ -192,11 +198,12 @@ def write_run(out_dir: Path, result: RunResult, config: Mapping[str, Any]) -> di
             )
         )
         hashes = input_hashes(result)
-        atomic_write_jsonl(out_dir / SAMPLES_FILE, rows)
+        samples_sha256 = atomic_write_jsonl(out_dir / SAMPLES_FILE, rows, durable=durable)
         del rows
-    atomic_write_json(out_dir / PROVENANCE_FILE, provenance_record(result, config, hashes))
-    record = redact(metrics_record(result, hashes, sha256_file(out_dir / SAMPLES_FILE)))
-    atomic_write_json(out_dir / METRICS_FILE, record)
+    provenance = provenance_record(result, config, hashes)
+    atomic_write_json(out_dir / PROVENANCE_FILE, provenance, durable=durable)
+    record = redact(metrics_record(result, hashes, samples_sha256))
+    atomic_write_json(out_dir / METRICS_FILE, record, durable=durable)
     (out_dir / ERROR_FILE).unlink(missing_ok=True)
     return record
 

@@ -6,6 +6,12 @@ decorators below, so a task file can never import or run code. Nothing is import
 the modules that register components are found through two entry-point groups,
 ``benchreg.components`` (the built-in metrics and systems) and ``benchreg.families`` (one per
 family; another package can add its own the same way). Both are declared in pyproject.toml.
+
+Loading is lazy per family: a family's package registers the family itself, and its component
+modules are imported when the family is first looked up (a run of one family imports none of
+the others'). A name not found among what is loaded loads everything before it is called
+unknown, and listing a registry loads everything, so what a look-up finds never depends on
+what was loaded before.
 """
 
 from __future__ import annotations
@@ -41,9 +47,10 @@ T = TypeVar("T")
 class Registry(Generic[T]):
     """A named collection of components of one kind (loaders, metrics, ...)."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, *, on_get: Callable[[str], None] | None = None) -> None:
         self.kind = kind
         self._items: dict[str, T] = {}
+        self._on_get = on_get  # run before every look-up of a name (the families' loader)
 
     def register(self, name: str) -> Callable[[T], T]:
         def decorate(component: T) -> T:
@@ -58,7 +65,12 @@ class Registry(Generic[T]):
         self._items[name] = component
 
     def get(self, name: str, *, where: str | None = None) -> T:
-        load_components()
+        if self._on_get is not None:
+            self._on_get(name)
+        if name not in self._items:
+            load_core()
+        if name not in self._items:
+            load_components()
         try:
             return self._items[name]
         except KeyError:
@@ -76,8 +88,13 @@ class Registry(Generic[T]):
         load_components()
         return sorted(self._items)
 
+    def registered(self) -> dict[str, T]:
+        """What is registered so far, loading nothing."""
+        return dict(self._items)
+
     def __contains__(self, name: object) -> bool:
-        load_components()
+        if name not in self._items:
+            load_components()
         return name in self._items
 
     def __iter__(self) -> Iterator[str]:
@@ -86,21 +103,57 @@ class Registry(Generic[T]):
 
 COMPONENT_GROUP = "benchreg.components"  # modules registering built-in metrics, systems, ...
 FAMILY_GROUP = "benchreg.families"  # one package per family (benchreg.core.family)
-_loaded = False
+_loaded: set[str] = set()  # "core", "families", "all", and "family:<name>" for each family
+_family_modules: dict[str, tuple[str, ...]] = {}  # family -> its component modules
+
+
+def _load_group(group: str) -> None:
+    from importlib.metadata import entry_points
+
+    for entry in sorted(entry_points(group=group), key=lambda e: e.name):
+        entry.load()
+
+
+def load_core() -> None:
+    """Import the built-in components' modules once (metrics, systems, ...)."""
+    if "core" not in _loaded:
+        _loaded.add("core")
+        _load_group(COMPONENT_GROUP)
+
+
+def load_families() -> None:
+    """Import every family's package once: each registers its family, not yet its components."""
+    if "families" not in _loaded:
+        _loaded.add("families")
+        load_core()
+        _load_group(FAMILY_GROUP)
+
+
+def defer_family_modules(family: str, modules: tuple[str, ...]) -> None:
+    """A family's component modules, imported when the family is first looked up."""
+    _family_modules[family] = modules
+
+
+def load_family(name: str) -> None:
+    """Import the component modules of family ``name`` once (every family's package first)."""
+    load_families()
+    if f"family:{name}" in _loaded:
+        return
+    _loaded.add(f"family:{name}")
+    from importlib import import_module
+
+    for module in _family_modules.get(name, ()):
+        import_module(module)
 
 
 def load_components() -> None:
-    """Import every module of both entry-point groups once, so that they register."""
-    global _loaded
-    if _loaded:
+    """Import every module of both entry-point groups once, with every family's components."""
+    if "all" in _loaded:
         return
-    _loaded = True
-    from importlib.metadata import entry_points
-
-    for group in (COMPONENT_GROUP, FAMILY_GROUP):
-        for entry in sorted(entry_points(group=group), key=lambda e: e.name):
-            entry.load()
-
+    _loaded.add("all")
+    load_families()
+    for name in list(_family_modules):
+        load_family(name)
 
 
 loaders: Registry[Loader] = Registry("loader")
@@ -115,7 +168,7 @@ baselines: Registry[BaselineFactory] = Registry("baseline")
 analyses: Registry[AnalysisFn] = Registry("analysis")
 validators: Registry[ValidatorFn] = Registry("validator")
 systems: Registry[SystemFactory] = Registry("system")
-families: Registry[Family] = Registry("family")
+families: Registry[Family] = Registry("family", on_get=load_family)
 report_parts: Registry[ReportPart] = Registry("report part")
 # `python -m benchreg import <source> ...`: a family's importer of an upstream data set, called
 # with the arguments after the source name; returns the exit code

@@ -345,9 +345,10 @@ def sample_rows(
         name: [None if v != v else v for v in np.asarray(values, dtype=float).tolist()]
         for name, values in per_sample.items()
     }
+    primary_column = columns.get(primary) or [None] * len(samples)
+    several = len(columns) > 1
     private: dict[tuple[str, ...], bool] = {}  # meta key set -> has a key starting with "_"
     for i, (sample, pred) in enumerate(zip(samples, preds, strict=True)):
-        scores = {name: column[i] for name, column in columns.items()}
         answer, cut = answer_preview(pred.answer) if preview_answers else (pred.answer, None)
         row: dict[str, Any] = {
             "id": sample.id,
@@ -355,12 +356,12 @@ def sample_rows(
             "answer": answer,
             "gold": sample.gold,
             "status": pred.status.value,
-            "score": scores.get(primary),
+            "score": primary_column[i],
         }
         if cut:
             row["answer_cut"] = cut
-        if len(scores) > 1:
-            row["scores"] = scores
+        if several:
+            row["scores"] = {name: column[i] for name, column in columns.items()}
         if pred.detail:
             row["detail"] = pred.detail
         if pred.degraded:
@@ -417,6 +418,8 @@ def probability_scores(
     multi-class Brier score, 0..2); ECE over the top choice in ``RELIABILITY_BINS`` equal-width
     confidence bins, ``sum_b n_b/n |accuracy_b - confidence_b|``. Samples without
     probabilities (failed requests) are left out: ``n`` counts those scored."""
+    if not any(pred.metadata and "option_probs" in pred.metadata for pred in preds):
+        return {}
     from benchreg.core.stats import bootstrap_mean_ci
 
     losses, briers, confidence, correct, sum_error = [], [], [], [], 0.0

@@ -277,3 +277,57 @@ def test_with_family_groups_adds_plus_to_family_groups_only() -> None:
 def test_with_family_groups_leaves_other_arguments_alone() -> None:
     args = ["+chunker=page", "chunker", "model=random", "-m", "hydra/launcher=joblib"]
     assert with_family_groups(args) == args
+
+
+def hydra_get_mode(overrides: list[str]) -> Any:
+    """Hydra's own `get_mode` (a whole composition) for these overrides, unguarded."""
+    from hydra._internal.hydra import Hydra
+    from hydra.core.global_hydra import GlobalHydra
+
+    get_mode = Hydra.get_mode
+    original = getattr(get_mode, "__wrapped__", get_mode)
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        return original(GlobalHydra.instance().hydra, "config", overrides)
+
+
+@pytest.mark.parametrize("option", APP_OPTIONS + FAMILY_OPTIONS, ids=lambda o: o.id)
+def test_no_option_sets_hydra_mode_so_the_guard_may_skip_get_mode(option: Option) -> None:
+    """The guard answers "unset" without composing; Hydra, composing every option, agrees."""
+    from benchreg.app.main import mode_is_unset
+
+    require_launcher_plugin(option)
+    overrides = with_family_groups([option.override, *required_overrides(option)])
+    assert hydra_get_mode(overrides) is None
+    assert mode_is_unset(overrides) is not option.group.startswith("hydra/")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "argv"),
+    [
+        (["hydra.mode=MULTIRUN"], []),
+        (["+hydra.mode=RUN"], []),
+        (["hydra/launcher=basic"], []),
+        (["hydra.searchpath=[file:///tmp]"], []),
+        (["task=molp2s/gap"], ["--config-dir", "/tmp"]),
+        (["task=molp2s/gap"], ["-cn=other"]),
+    ],
+)
+def test_the_guard_leaves_get_mode_to_hydra_when_any_config_could_set_it(
+    overrides: list[str], argv: list[str]
+) -> None:
+    from benchreg.app.main import mode_is_unset
+
+    assert not mode_is_unset(overrides, argv)
+
+
+def test_the_guard_answers_as_hydra_for_plain_runs_and_sweeps() -> None:
+    from benchreg.app.main import mode_is_unset
+
+    for overrides in (
+        [],
+        ["task=molp2s/gap", "view=counterfactual", "model=predictions", "model.path=x"],
+        ["task=glob(cblue/*)", "hydra.run.dir=/tmp/x", "hydra.sweep.dir=/tmp/y"],
+    ):
+        assert mode_is_unset(overrides)
+        assert hydra_get_mode(overrides) is None
+    assert str(hydra_get_mode(["hydra.mode=MULTIRUN"])) == "RunMode.MULTIRUN"

@@ -152,7 +152,7 @@ def test_imports_inside_functions_count_and_type_checking_blocks_do_not() -> Non
     every = {i.module for i in imports_of(source, nested=True)}
     assert "benchreg.core.errors" in top
     assert "benchreg.core.task" not in every and "benchreg.core.system" not in every
-    assert "importlib.metadata" in every - top  # imported inside load_components()
+    assert "importlib.metadata" in every - top  # imported inside _load_group()
 
 
 def test_find_cycle_reports_the_cycle() -> None:

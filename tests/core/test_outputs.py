@@ -60,13 +60,13 @@ def test_metrics_json_is_written_last(
     order: list[str] = []
     write_json, write_jsonl = outputs.atomic_write_json, outputs.atomic_write_jsonl
 
-    def record_json(path: Path, obj: Any) -> None:
+    def record_json(path: Path, obj: Any, **kwargs: Any) -> None:
         order.append(path.name)
-        write_json(path, obj)
+        write_json(path, obj, **kwargs)
 
-    def record_jsonl(path: Path, rows: list[Any]) -> None:
+    def record_jsonl(path: Path, rows: list[Any], **kwargs: Any) -> str:
         order.append(path.name)
-        write_jsonl(path, rows)
+        return write_jsonl(path, rows, **kwargs)
 
     monkeypatch.setattr(outputs, "atomic_write_json", record_json)
     monkeypatch.setattr(outputs, "atomic_write_jsonl", record_jsonl)
@@ -214,3 +214,22 @@ def test_the_samples_file_records_answers_of_every_status(
     first = read_jsonl(tmp_path / outputs.SAMPLES_FILE)[0]
     assert first["status"] == "error" and first["detail"] == "HTTP 500"
     assert first["gold"] == result.samples[0].gold
+
+
+@pytest.mark.parametrize("from_inputs", [False, True])
+def test_only_a_models_answers_are_fsynced(
+    result: RunResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, from_inputs: bool
+) -> None:
+    """A run whose answers come from its inputs is written again by running it again."""
+    import dataclasses
+    import os
+
+    from benchreg.core.io import sha256_file
+
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
+    record = outputs.write_run(
+        tmp_path, dataclasses.replace(result, answers_from_inputs=from_inputs), {}
+    )
+    assert len(synced) == (0 if from_inputs else 3)
+    assert record["sha256"]["samples.jsonl"] == sha256_file(tmp_path / outputs.SAMPLES_FILE)

@@ -166,3 +166,40 @@ def test_samples_changed_after_the_run_are_checked_line_by_line(tmp_path: Path) 
     (tmp_path / "job" / "samples.jsonl").write_text('{"id": "a"}\n{"nope": 1}\n', "utf-8")
     with pytest.raises(DamagedFileError):
         record.samples  # noqa: B018
+
+
+def test_inside_samples_shared_each_file_is_decoded_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchreg.core import analysis
+    from benchreg.core.analysis import JobRecord, samples_shared
+
+    decoded: list[Path] = []
+    decode = analysis._decoded_rows
+    monkeypatch.setattr(
+        analysis, "_decoded_rows", lambda path, sha: decoded.append(path) or decode(path, sha)
+    )
+    text = '{"id": "a", "score": 1.0}\n{"id": "b", "score": 0.0}\n'
+    first = _samples_job(tmp_path / "job", text)
+    assert isinstance(first, JobRecord)
+    again = JobRecord(first.dir, first.metrics, {})
+    with samples_shared():
+        rows, rows_again = first.samples, again.samples
+        assert rows == rows_again == [json.loads(line) for line in text.splitlines()]
+        assert rows is not rows_again  # each reader its own list
+        assert len(decoded) == 1
+    assert JobRecord(first.dir, first.metrics, {}).samples == rows
+    assert len(decoded) == 2  # outside the block, nothing is kept
+
+
+def test_inside_samples_shared_a_changed_file_is_read_again(tmp_path: Path) -> None:
+    from benchreg.core.analysis import JobRecord, samples_shared
+
+    record = _samples_job(tmp_path / "job", '{"id": "a"}\n{"id": "b"}\n')
+    assert isinstance(record, JobRecord)
+    with samples_shared():
+        assert [row["id"] for row in record.samples] == ["a", "b"]
+        changed = '{"id": "a"}\n{"nope": 12}\n'  # another size (mtimes can be coarse)
+        (tmp_path / "job" / "samples.jsonl").write_text(changed, "utf-8")
+        with pytest.raises(DamagedFileError):
+            JobRecord(record.dir, record.metrics, {}).samples  # noqa: B018

@@ -55,6 +55,11 @@ def _cut(text: str) -> str:
 
 def _value(value: Any) -> Any:
     """A JSON value for the page: strings cut, a large structure replaced by its cut text."""
+    kind = type(value)
+    if kind is str:
+        return value if len(value) <= MAX_TEXT else _cut(value)
+    if value is None or kind is float or kind is int or kind is bool:
+        return value
     if isinstance(value, str):
         return _cut(value)
     if isinstance(value, dict | list):

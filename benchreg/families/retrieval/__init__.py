@@ -9,8 +9,8 @@ metrics, benchreg.core.ranking), prompt renderer `retrieval` (prompts.py), basel
 (baseline.py, bm25.py, chunkers.py, corpus.py), analysis `retrieval_modalities` (analysis.py),
 validator `retrieval_sets` (validators.py, regions.py, times.py, annotations.py: the registry
 of gold annotations); importers of the third-party sources (importers/, registered in
-`registry.importers`); the atoms and queries export for one's own retriever (export.py) and the
-abstention threshold chosen on dev (abstention.py).
+`registry.importers`, imported with the other component modules); the atoms and queries export
+for one's own retriever (export.py) and the abstention threshold chosen on dev (abstention.py).
 """
 
 import benchreg.core.ranking  # noqa: F401  (registers the ranking metrics)
@@ -18,4 +18,3 @@ from benchreg.core.family import register_family
 
 register_family(__name__, __file__, release_prompts="prompts", packages=("bm25s", "pypdf"))
 
-from benchreg.families.retrieval import importers  # noqa: E402, F401  (registers the importers)
