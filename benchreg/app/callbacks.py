@@ -128,14 +128,13 @@ def not_ok_jobs(sweep_dir: Path) -> int:
     return sum(1 for job in job_states(sweep_dir) if job.state != "ok")
 
 
-def write_sweep_report(sweep_dir: Path, drawer: Any = None) -> Any:
+def write_sweep_report(sweep_dir: Path) -> Any:
     """The HTML/markdown report with figures and the sample browser (`benchreg report`), or
-    None; a failure here is logged and never changes the sweep's summary or exit code.
-    ``drawer``: the sweep's figure process (:mod:`benchreg.app.report.drawer`), if started."""
+    None; a failure here is logged and never changes the sweep's summary or exit code."""
     try:
         from benchreg.app.report import write_report
 
-        result = write_report(sweep_dir, drawer=drawer)
+        result = write_report(sweep_dir)
         for note in result.notes:
             logger.warning(note)
         return result
@@ -202,32 +201,9 @@ def release_temp_folders(manager: Any) -> None:
 
 
 class SweepSummary(Callback):
-    def __init__(self) -> None:
-        self._drawer: Any = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        """A launcher that sends the callbacks to its workers (joblib) gets them without the
-        sweep's figure process, which stays with the sweep."""
-        return {**self.__dict__, "_drawer": None}
-
-    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
-        """Start the report's figure process, which imports matplotlib while the jobs run."""
-        try:
-            from benchreg.app.report.drawer import FigureDrawer
-
-            self._drawer = FigureDrawer()
-            self._drawer.start()
-        except Exception as exc:  # the report then draws its figures itself
-            logger.debug(f"no figure process: {type(exc).__name__}: {exc}")
-            self._drawer = None
-
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        try:
-            with samples_shared():  # the analyses and the sample browser read the same rows
-                self._summarize(config)
-        finally:
-            if self._drawer is not None:
-                self._drawer.stop()
+        with samples_shared():  # the analyses and the sample browser read the same rows
+            self._summarize(config)
 
     def _summarize(self, config: DictConfig) -> None:
         try:
@@ -248,9 +224,9 @@ class SweepSummary(Callback):
             # the job states alone, so that the exit code still counts the failed jobs
             with contextlib.suppress(Exception):
                 SWEEP_RESULT["not_ok"] = max(1, not_ok_jobs(sweep_dir))
-            write_sweep_report(sweep_dir, self._drawer)
+            write_sweep_report(sweep_dir)
             return
-        report = write_sweep_report(sweep_dir, self._drawer)
+        report = write_sweep_report(sweep_dir)
         try:
             print_sweep_end(sweep_dir, rows, written, failed_analyses, report)
         except Exception as exc:  # the files are written: say where, never a traceback

@@ -35,7 +35,6 @@ from typing import Any
 
 from benchreg.app.report import headline as headline_view
 from benchreg.app.report import html
-from benchreg.app.report.drawer import FigureDrawer
 from benchreg.app.report.samples import SAMPLES_PAGE, sweep_jobs, write_browser
 from benchreg.app.sweepfolder import job_states
 from benchreg.core.analysis import (
@@ -178,13 +177,9 @@ def _label_models(jobs: list[Job]) -> None:
         job.model_ids = tuple(ids[job.identity])
 
 
-def write_report(
-    sweep_dir: Path, out_dir: Path | None = None, drawer: FigureDrawer | None = None
-) -> ReportResult:
+def write_report(sweep_dir: Path, out_dir: Path | None = None) -> ReportResult:
     """Check the sweep, lay the report out in memory, then write it: a sweep that is not one or
-    has a damaged file is a :class:`BenchregError` and nothing is written. ``drawer``: a figure
-    process started with the sweep (:mod:`benchreg.app.report.drawer`); the figures are drawn
-    here when it has none to give."""
+    has a damaged file is a :class:`BenchregError` and nothing is written."""
     sweep_dir = Path(sweep_dir)
     jobs = read_sweep(sweep_dir)
     out = Path(out_dir) if out_dir is not None else sweep_dir / REPORT_DIR
@@ -195,9 +190,7 @@ def write_report(
     fig_dir = out / "figures"
     result = ReportResult(out, out / "index.html", out / "report.md")
     result.headlines = collect_headlines(sweep_dir, jobs, result.notes)
-    figures = drawer.figures(sweep_dir, result.notes) if drawer is not None else None
-    if figures is None:
-        figures = _figures(sweep_dir, jobs, result.notes)
+    figures = _figures(sweep_dir, jobs, result.notes)
     title = f"benchreg sweep report: {sweep_dir.name}"
     total = sum(j.found is not None and int((j.record or {}).get("n") or 0) for j in jobs)
     browse = total <= MAX_BROWSER_SAMPLES
@@ -265,6 +258,7 @@ def collect_headlines(
 
     out = []
     for family, data in report_inputs(sweep_dir, jobs).items():
+        registry.load_family(family)  # its report part, without importing every family
         if family not in registry.report_parts:
             continue
         part = registry.report_parts.get(family)
@@ -306,6 +300,7 @@ def _figures(sweep_dir: Path, jobs: list[Job], notes: list[str]) -> dict[str, tu
         )
     families = sorted({j.family for j in ok})
     for family, data in report_inputs(sweep_dir, jobs).items():
+        registry.load_family(family)
         if family not in registry.report_parts:
             continue
         try:
