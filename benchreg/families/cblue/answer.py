@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import random
 from functools import cache, lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -112,11 +112,59 @@ def _list_adapter(task: str) -> TypeAdapter[Any]:
     return TypeAdapter(list[ITEM_MODELS[task]])  # type: ignore[name-defined]
 
 
+class _PlainShape(NamedTuple):
+    """An item model's shape as plain dict checks: the keys (aliases), the keys holding lists of
+    non-empty strings, the keys with one allowed value; every other key holds a string."""
+
+    keys: frozenset[str]
+    string_lists: frozenset[str]
+    fixed: tuple[tuple[str, str], ...]
+
+
+def _plain_shape(model: type[_Item]) -> _PlainShape:
+    keys, string_lists, fixed = set(), set(), []
+    for name, field in model.model_fields.items():
+        key = field.alias or name
+        keys.add(key)
+        if get_origin(field.annotation) is list and get_args(field.annotation)[0] in (
+            str,
+            NonEmptyStr,
+        ):  # a list of non-empty strings passes either
+            string_lists.add(key)
+        elif get_origin(field.annotation) is Literal:
+            (value,) = get_args(field.annotation)
+            fixed.append((key, value))
+        elif field.annotation is not str:
+            raise TypeError(f"{model.__name__}.{name}: no plain check for {field.annotation}")
+    return _PlainShape(frozenset(keys), frozenset(string_lists), tuple(fixed))
+
+
+_PLAIN_SHAPES = {task: _plain_shape(model) for task, model in ITEM_MODELS.items()}
+
+
+def _plainly_valid(shape: _PlainShape, item: Any) -> bool:
+    """True only for an item the item model accepts (a plain dict of exact str / list values in
+    the documented keys); False says nothing (pydantic then decides)."""
+    if type(item) is not dict or item.keys() != shape.keys:
+        return False
+    for key, value in item.items():
+        if key in shape.string_lists:
+            if type(value) is not list or not all(type(v) is str and v for v in value):
+                return False
+        elif type(value) is not str:
+            return False
+    return all(item[key] == value for key, value in shape.fixed)
+
+
 def off_schema_items(task: str, answer: Any) -> int:
-    """How many items of a list answer deviate from the documented item shape: the whole list in
-    one validation (items are validated one by one, independently, and every failing item has
-    its errors located at its index)."""
+    """How many items of a list answer deviate from the documented item shape: 0 at once when
+    every item is plainly in the shape (the common case, several times faster than pydantic),
+    else the whole list in one validation (items are validated one by one, independently, and
+    every failing item has its errors located at its index)."""
     if task not in ITEM_MODELS or not isinstance(answer, list):
+        return 0
+    shape = _PLAIN_SHAPES[task]
+    if all(_plainly_valid(shape, item) for item in answer):
         return 0
     try:
         _list_adapter(task).validate_python(answer)

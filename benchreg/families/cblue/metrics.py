@@ -96,12 +96,17 @@ class LabelPRF(Metric):
 
     def stats(self, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> np.ndarray:
         rows = []
+        empty_labels: dict[Any, str] = {}  # task_dataset -> its empty label (a task per run)
         for sample, pred in zip(samples, predictions, strict=True):
             gold = self._id(sample.gold)
             if pred.status not in SCORED_AS_GIVEN:
                 rows.append((gold, NO_LABEL))
                 continue
-            label = official.effective_label(pred.answer, task_of_sample(sample).empty_label)
+            task = sample.input.get("task_dataset")
+            empty = empty_labels.get(task)
+            if empty is None:
+                empty = empty_labels[task] = task_of_sample(sample).empty_label
+            label = official.effective_label(pred.answer, empty)
             rows.append((gold, self._id(label)))
         return np.asarray(rows, dtype=float).reshape(len(rows), 2)
 

@@ -371,6 +371,8 @@ def without_reasoning(parser: Callable[[str, Sample], Any]) -> Callable[[str, Sa
 
     @functools.wraps(parser)
     def read(text: str, sample: Sample) -> Any:
+        if "<" not in text:  # every reasoning tag starts with `<`: nothing to split (the cost)
+            return parser(text, sample)
         split = split_reasoning(text)
         return parser(split.answer if split.reasoning is not None else text, sample)
 

@@ -62,9 +62,14 @@ def _resolution(row: Row) -> ResolvedRanking | None:
     return ResolvedRanking.from_json(data) if data else None
 
 
+def _cutoff(job: JobRecord) -> int:
+    """The task's cut-off k (`recall_at_k`'s), which per_query uses for recall and nDCG."""
+    return int(_param(job, "recall_at_k", "k", 10))
+
+
 def per_query(job: JobRecord) -> list[tuple[Row, dict[str, float]]]:
     """Each sample row with its per-query values (absent keys: the metric does not apply)."""
-    k = int(_param(job, "recall_at_k", "k", 10))
+    k = _cutoff(job)
     strong = _param(job, "false_recall", "strong_score", None)
     out = []
     for row in job.samples:
@@ -95,8 +100,15 @@ def breakdown(
     label: str,
     labels: dict[tuple[str, str], str] | None = None,
 ) -> tuple[str, list[dict[str, Any]]]:
-    names = ["recall@10", "mrr", "ndcg@10", "false_recall", "temporal_correctness",
-             "holder_correctness"]
+    cutoffs = sorted({_cutoff(job) for job in jobs})  # the names per_query gives the jobs
+    names = [
+        *(f"recall@{k}" for k in cutoffs),
+        "mrr",
+        *(f"ndcg@{k}" for k in cutoffs),
+        "false_recall",
+        "temporal_correctness",
+        "holder_correctness",
+    ]
     rows, data = [], []
     for job in jobs:
         groups: dict[str, list[dict[str, float]]] = defaultdict(list)

@@ -69,6 +69,7 @@ class RunColumns:
         self._none = array("i", [-1])  # -1s to copy from (rows without extras)
         self.source = self.unit = self.score = self.extra = np.zeros(0)
         self.size = 0
+        self.has_null_score = False
 
     def append(
         self, sources: list[int], units: list[int], scores: list[float], extras: list[int] | None
@@ -101,6 +102,8 @@ class RunColumns:
         """The finished columns (a reader that builds them whole hands them over here)."""
         self.source, self.unit, self.score, self.extra = source, unit, score, extra
         self.size = len(source)
+        # NaN stands for a null score (or none): rows are built without that check when absent
+        self.has_null_score = bool(np.isnan(score).any())
         self.source_names = list(self.sources)
         self.extra_values = list(self.extras)
         return self
@@ -132,14 +135,22 @@ class RunColumns:
         names = self.source_names
         sources = [names[s] for s in self.source[start:stop].tolist()]
         key = self.unit_key
+        scored = "score" in keys
         if key is None:
             out = [{"source_id": s, "region": {}} for s in sources]
+        elif scored and not self.has_null_score:  # the common row: one dict display each
+            units = self.unit[start:stop].tolist()
+            out = [
+                {"source_id": s, "region": {key: u}, "score": score}
+                for s, u, score in zip(sources, units, scores, strict=True)
+            ]
+            scored = False  # done
         else:
             units = self.unit[start:stop].tolist()
             out = [
                 {"source_id": s, "region": {key: u}} for s, u in zip(sources, units, strict=True)
             ]
-        if "score" in keys:
+        if scored:
             for item, score in zip(out, scores, strict=True):
                 item["score"] = None if score != score else score
         if len(keys) > 2 + ("score" in keys):

@@ -54,42 +54,47 @@ def _selected(record: Record, modality: str, split: str) -> bool:
 
 
 def sample_of(located: Located) -> Sample:
+    return Sample(*sample_row(located))
+
+
+def sample_row(located: Located) -> tuple[Any, ...]:
+    """The fields of the entry's :class:`Sample` (``id, input, gold, meta``): what the cache
+    keeps, built without the Sample in between."""
     entry = located.entry
     gold = [{"source_id": g.source_id, "region": dict(g.region)} for g in entry.gold]
     scope, origin = entry.scope, entry.origin
+    holder, session, scenario = scope.holder, scope.session, scope.scenario
+    query_id, modality, as_of = entry.query_id, entry.modality, entry.as_of
     # what `model_dump()` gives for these flat models (records.py), without its per-call cost
-    scope_dump = {"holder": scope.holder, "session": scope.session, "scenario": scope.scenario}
+    scope_dump = {"holder": holder, "session": session, "scenario": scenario}
     origin_dump = {
         "dataset": origin.dataset,
         "revision": origin.revision,
         "item": origin.item,
         "license": origin.license,
     }
-    return Sample(
-        id=entry.query_id,
-        input={
-            "query_id": entry.query_id,
-            "question": entry.question,
-            "modality": entry.modality,
-            "scope": scope_dump,
-            "as_of": entry.as_of,
-            "answer_format": entry.answer_format,
-        },
-        gold=gold,
-        meta={
-            "modality": entry.modality,
-            "split": entry.split,
-            "as_of": entry.as_of,
-            "holder": entry.scope.holder,
-            "session": entry.scope.session,
-            "scenario": entry.scope.scenario,
-            "unanswerable": entry.unanswerable,
-            "answer": entry.answer,
-            "origin": origin_dump,
-            "where": located.where,
-            "demonstration": located.demonstration,
-        },
-    )
+    sample_input = {
+        "query_id": query_id,
+        "question": entry.question,
+        "modality": modality,
+        "scope": scope_dump,
+        "as_of": as_of,
+        "answer_format": entry.answer_format,
+    }
+    meta = {
+        "modality": modality,
+        "split": entry.split,
+        "as_of": as_of,
+        "holder": holder,
+        "session": session,
+        "scenario": scenario,
+        "unanswerable": entry.unanswerable,
+        "answer": entry.answer,
+        "origin": origin_dump,
+        "where": located.where,
+        "demonstration": located.demonstration,
+    }
+    return query_id, sample_input, gold, meta
 
 
 def set_files(data_root: Path, names: list[str] | None) -> list[Path]:
@@ -133,7 +138,7 @@ def load_retrieval(ctx: LoadContext) -> Dataset:
             _refuse_mixed(records, modality)
         valid, void = check_entries(records, manifest)
         checked = _Checked(
-            [_sample_row(sample_of(located)) for located in valid],
+            [sample_row(located) for located in valid],
             void,
             unanswerable_shares(located.entry for located in valid),
             sum(1 for located in valid if located.demonstration),
@@ -195,10 +200,6 @@ class _Checked:
             "demo": self.demo,
         }
         return [head, *self.samples]
-
-
-def _sample_row(sample: Sample) -> tuple[Any, ...]:
-    return (sample.id, sample.input, sample.gold, sample.meta)
 
 
 def _cache_params(modality: str, split: str, names: Any) -> dict[str, Any]:

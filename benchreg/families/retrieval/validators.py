@@ -33,8 +33,9 @@ from benchreg.core.types import Dataset, LoadContext
 from benchreg.core.validation import Finding
 from benchreg.families.retrieval.annotations import DEMONSTRATION, annotation_for, by_dataset
 from benchreg.families.retrieval.manifest import Manifest, sha256_problems
+from benchreg.families.retrieval.plain import PlainEntry, plain_entry
 from benchreg.families.retrieval.records import SPLITS, Entry
-from benchreg.families.retrieval.regions import region_problem
+from benchreg.families.retrieval.regions import common_region, region_problem
 from benchreg.families.retrieval.times import parse_time, time_problem
 
 UNANSWERABLE_TARGET = 0.15
@@ -42,7 +43,7 @@ UNANSWERABLE_TARGET = 0.15
 
 @dataclass(frozen=True, slots=True)
 class Located:
-    entry: Entry
+    entry: Entry | PlainEntry
     where: str  # file:line
     demonstration: bool = False  # gold from a synthetic annotation (written by this project)
 
@@ -53,7 +54,7 @@ ANSWER_TYPES: dict[str, tuple[type, ...]] = {
 REGISTER_HINT = "register it (docs/retrieval.md, 'Gold provenance')"
 
 
-def _answer_problem(entry: Entry) -> str | None:
+def _answer_problem(entry: Entry | PlainEntry) -> str | None:
     if entry.answer is None or entry.answer_format == "none":
         return None if entry.answer is None else "answer_format none needs answer null"
     types = ANSWER_TYPES[entry.answer_format]
@@ -64,7 +65,9 @@ def _answer_problem(entry: Entry) -> str | None:
 
 
 def annotation_problems(
-    entry: Entry, manifest: Manifest, memo: dict[Any, tuple[str | None, bool]] | None = None
+    entry: Entry | PlainEntry,
+    manifest: Manifest,
+    memo: dict[Any, tuple[str | None, bool]] | None = None,
 ) -> tuple[list[str], bool]:
     """(problems, synthetic): the entry's gold provenance against the annotation registry.
 
@@ -124,7 +127,7 @@ def _record_id(data: Any) -> str:
     return "?"
 
 
-def entry_problems(entry: Entry, manifest: Manifest) -> list[str]:
+def entry_problems(entry: Entry | PlainEntry, manifest: Manifest) -> list[str]:
     problems = []
     if entry.split not in SPLITS:
         problems.append(f"unknown split {entry.split!r} (use {' or '.join(SPLITS)})")
@@ -162,7 +165,9 @@ def entry_problems(entry: Entry, manifest: Manifest) -> list[str]:
                 f"gold[{i}]: source {gold.source_id!r} belongs to holder {row.holder!r}, not "
                 f"the entry's {holder!r}: gold from another holder's memory is void"
             )
-        if problem := region_problem(entry.modality, gold.region, gold=True):
+        # a common shape (regions.py) is a valid gold region: no closer look needed
+        common = common_region(entry.modality, gold.region)
+        if not common and (problem := region_problem(entry.modality, gold.region, gold=True)):
             problems.append(f"gold[{i}]: {problem}")
     if (entry.origin.dataset, entry.origin.revision) not in manifest.revisions():
         problems.append(
@@ -170,6 +175,20 @@ def entry_problems(entry: Entry, manifest: Manifest) -> list[str]:
             "manifest (the entry is void)"
         )
     return problems
+
+
+def validated(data: Any) -> Entry | PlainEntry | str:
+    """The entry ``data`` as the model reads it (a :class:`PlainEntry` when it needs no
+    coercion, plain.py), or the model's first error as ``field: message``."""
+    plain = plain_entry(data)
+    if plain is not None:
+        return plain
+    try:
+        return Entry.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(p) for p in error["loc"]) or "entry"
+        return f"{field}: {error['msg']}"
 
 
 def check_entries(
@@ -181,12 +200,9 @@ def check_entries(
     memo: dict[Any, tuple[str | None, bool]] = {}
     for record in records:
         qid = _record_id(record.data)
-        try:
-            entry = Entry.model_validate(record.data)
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            field = ".".join(str(p) for p in error["loc"]) or "entry"
-            findings.append(Finding(record.where, f"{qid}: {field}: {error['msg']}", "error"))
+        entry = validated(record.data)
+        if isinstance(entry, str):
+            findings.append(Finding(record.where, f"{qid}: {entry}", "error"))
             continue
         if entry.query_id in first_seen:
             findings.append(
@@ -207,7 +223,7 @@ def check_entries(
     return valid, findings
 
 
-def unanswerable_shares(entries: Iterable[Entry]) -> dict[str, tuple[int, int]]:
+def unanswerable_shares(entries: Iterable[Entry | PlainEntry]) -> dict[str, tuple[int, int]]:
     """modality -> (unanswerable entries, entries)."""
     total: Counter[str] = Counter()
     unanswerable: Counter[str] = Counter()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,3 +121,58 @@ def test_off_schema_items_counts_what_item_by_item_validation_counts() -> None:
                     want += 1
             assert off_schema_items(task, answer) == want, (task, answer)
             assert off_schema_items(task, Items(answer)) == want
+
+
+def test_off_schema_items_plain_check_accepts_only_what_pydantic_accepts() -> None:
+    """The plain-dict fast path (every item plainly in the shape -> 0) never hides an item the
+    item model rejects: answers near the shape (one item changed at a time: a str subclass, a
+    tuple for a list, an empty list element, a dict subclass, a key renamed or added, the wrong
+    fixed value) count exactly as item-by-item validation counts."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from benchreg.families.cblue.answer import ITEM_MODELS, off_schema_items
+
+    class Text(str):
+        pass
+
+    class Item(dict):  # type: ignore[type-arg]
+        pass
+
+    def good_item(model: type) -> dict[str, Any]:
+        item: dict[str, Any] = {}
+        for name, field in model.model_fields.items():
+            key = field.alias or name
+            if "list" in str(field.annotation):
+                item[key] = ["a", "b"]
+            elif "Literal" in str(field.annotation):
+                item[key] = "normalization"
+            else:
+                item[key] = "x"
+        return item
+
+    def variants(item: dict[str, Any]) -> list[Any]:
+        out: list[Any] = [item, Item(item), {**item, "extra": "x"}]
+        for key, value in item.items():
+            rest = {k: v for k, v in item.items() if k != key}
+            out += [rest, {**rest, key + "_": value}, {**item, key: 1}, {**item, key: None}]
+            if isinstance(value, list):
+                out += [{**item, key: tuple(value)}, {**item, key: [""]}, {**item, key: []}]
+                out += [{**item, key: [Text("a")]}, {**item, key: ["a", 1]}]
+            else:
+                out += [{**item, key: Text(value)}, {**item, key: ""}, {**item, key: "other"}]
+        return out
+
+    for task, model in ITEM_MODELS.items():
+        adapter = TypeAdapter(model)
+        good = good_item(model)
+        adapter.validate_python(good)
+        for variant in variants(good):
+            answer = [dict(good), variant, dict(good)]
+            try:
+                adapter.validate_python(variant)
+                want = 0
+            except ValidationError:
+                want = 1
+            assert off_schema_items(task, answer) == want, (task, variant)
+        assert off_schema_items(task, [good] * 5) == 0
+        assert off_schema_items(task, []) == 0

@@ -187,9 +187,7 @@ def test_one_line_report_as_model_text_scores_as_the_gold(raw: Path, tmp_path: P
 
     from .cblue_helpers import load_json, run_cblue, write_jsonl
 
-    rows = [
-        json.loads(line) for line in (raw / "dev.json").read_text("utf-8").splitlines() if line
-    ]
+    rows = [json.loads(line) for line in (raw / "dev.json").read_text("utf-8").splitlines() if line]
     mrg = [r for r in rows if r["task_dataset"] == "IMCS-V2-MRG"]
     preds = [{"sample_id": r["sample_id"], "output": r["target"].replace("\n", "；")} for r in mrg]
     result = run_cblue("IMCS-V2-MRG", write_jsonl(tmp_path / "one_line.jsonl", preds), raw)
@@ -236,3 +234,58 @@ def test_parse_events_equals_the_plain_loop_on_odd_text() -> None:
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
         assert parse_events(text) == _parse_events_reference(text), text
+
+
+def _reference_rows() -> list[dict[str, Any]]:
+    shared = Path(__file__).resolve().parents[4] / "shared" / "data" / "promptcblue" / "raw"
+    found = rows(SAMPLE_DIR / "dev.json")
+    if (shared / "dev.json").is_file():
+        found += rows(shared / "dev.json")
+    return [r for r in found if lookup(r["task_dataset"]) is not None]
+
+
+def _outcome(parse: Any, text: str, sample: Sample) -> tuple[str, Any]:
+    from benchreg.core.errors import ParseError
+
+    try:
+        return "answer", parse(text, sample)
+    except ParseError as exc:
+        return type(exc).__name__, str(exc)
+
+
+def test_text_without_a_reasoning_tag_is_parsed_as_given() -> None:
+    """The registered parsers skip the reasoning split for text without `<` (every reasoning tag
+    starts with it): same answers and errors as the raw parsers, and the core helper indeed
+    finds no reasoning in such text, tag names without brackets included."""
+    from benchreg.core import registry
+    from benchreg.core.text import REASONING_TAGS, split_reasoning
+    from benchreg.families.cblue.parser import PARSERS
+
+    texts = [r["target"] for r in _reference_rows()]
+    for tag in REASONING_TAGS:
+        texts += [f"{tag}>推理/{tag}>\n答案", f"/{tag}>答案", f"{tag}：答案", f"&lt;{tag}&gt;"]
+    for text in texts:
+        assert "<" not in text
+        assert split_reasoning(text).reasoning is None, text
+    reference = _reference_rows()
+    for name, raw in PARSERS.items():
+        parse = registry.parsers.get(name)
+        for r in reference:
+            sample = sample_of(r)
+            for text in [r["target"], *texts[-4 * len(REASONING_TAGS) :]]:
+                assert _outcome(parse, text, sample) == _outcome(raw, text, sample), (name, text)
+
+
+def test_reasoning_blocks_are_still_removed_before_parsing() -> None:
+    from benchreg.core import registry
+    from benchreg.core.text import split_reasoning
+    from benchreg.families.cblue.parser import PARSERS
+
+    reference = _reference_rows()
+    for name, raw in PARSERS.items():
+        parse = registry.parsers.get(name)
+        for r in reference:
+            sample = sample_of(r)
+            for text in [f"<think>先想一想：a<b</think>\n{r['target']}", f"x</think>{r['target']}"]:
+                want = _outcome(raw, split_reasoning(text).answer, sample)
+                assert _outcome(parse, text, sample) == want, (name, text)

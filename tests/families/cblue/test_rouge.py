@@ -55,3 +55,15 @@ def test_words_skip_the_sentence_split_without_changing_them() -> None:
             text += "".join(chr(rng.randint(1, 0x2FFFF)) for _ in range(rng.randint(0, 10)))
         assert _words(text) == words_by_sentences(text), repr(text)
     assert _words("") == _words(" \n ") == ["无", "。"] == words_by_sentences("")
+
+
+def test_rouge_n_f_is_rouge_chinese_formula_float_for_float() -> None:
+    from rouge_chinese.rouge_score import f_r_p_rouge_n
+
+    from benchreg.families.cblue.rouge import _rouge_n_f
+
+    for evaluated in range(0, 30):
+        for reference in range(0, 30):
+            for overlap in range(0, min(evaluated, reference) + 1):
+                want = f_r_p_rouge_n(evaluated, reference, overlap)["f"]
+                assert _rouge_n_f(evaluated, reference, overlap) == want

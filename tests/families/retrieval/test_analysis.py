@@ -150,18 +150,29 @@ def test_breakdown_per_as_of(tmp_path: Path) -> None:
     assert data[0]["false_recall"] == [0.5, 2]  # r2 (1.0) and r4 (0.0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="bug: breakdown() lists the fixed names recall@10 / ndcg@10 while per_query() names "
-    "them recall@{k} / ndcg@{k} with k from the task's recall_at_k; for any other k the "
-    "per-holder and per-as_of recall and nDCG columns are empty",
-)
 def test_breakdown_follows_the_task_k(tmp_path: Path) -> None:
     spec = [{"name": "recall_at_k", "params": {"k": 5}}]
-    _, data = breakdown([job(tmp_path / "j", spec_metrics=spec)], _holder, "holder")
+    jobs = [job(tmp_path / "j", spec_metrics=spec)]
+    markdown, data = breakdown(jobs, _holder, "holder")
     alice = next(d for d in data if d["holder"] == "alice")
-    assert any(k.startswith("recall@") and v == [0.5, 1] for k, v in alice.items())
+    assert alice["recall@5"] == [0.5, 1]
+    names = {name for _, values in per_query(jobs[0]) for name in values}
+    assert {"recall@5", "ndcg@5"} <= names and not {"recall@10", "ndcg@10"} & names
+    assert alice["ndcg@5"] is not None and "recall@10" not in alice and "ndcg@10" not in alice
+    assert "| recall@5 | mrr | ndcg@5 |" in markdown
+
+
+def test_breakdown_of_jobs_with_different_k(tmp_path: Path) -> None:
+    spec = [{"name": "recall_at_k", "params": {"k": 5}}]
+    five, ten = job(tmp_path / "a", model="five", spec_metrics=spec), job(tmp_path / "b")
+    markdown, data = breakdown([five, ten], _holder, "holder")
+    assert "| recall@5 | recall@10 | mrr | ndcg@5 | ndcg@10 |" in markdown
+    first, second = (
+        next(d for d in data if d["holder"] == "alice" and d["model"] == name)
+        for name in ("five", "baseline")
+    )
+    assert first["recall@5"] == [0.5, 1] and first["recall@10"] is None
+    assert second["recall@10"] is not None and second["recall@5"] is None
 
 
 def test_the_report(tmp_path: Path) -> None:

@@ -180,17 +180,19 @@ def test_sample_of_dumps_as_pydantic(root: Path) -> None:
     from benchreg.core.reader import read_records
     from benchreg.families.retrieval.loader import sample_of
     from benchreg.families.retrieval.manifest import read_manifest
-    from benchreg.families.retrieval.validators import check_entries
+    from benchreg.families.retrieval.records import Entry
+    from benchreg.families.retrieval.validators import Located, check_entries
 
     manifest = read_manifest(root)
     records = [r for p in sorted((root / "sets").glob("*.jsonl")) for r in read_records(p)]
+    by_where = {r.where: r.data for r in records}
     valid, _ = check_entries(records, manifest)
     assert len(valid) > 10
     for located in valid:
-        sample, entry = sample_of(located), located.entry
-        for got, model in (
-            (sample.input["scope"], entry.scope),
-            (sample.meta["origin"], entry.origin),
-        ):
-            want = model.model_dump()
+        model = Entry.model_validate(by_where[located.where])
+        sample = sample_of(located)
+        assert sample == sample_of(Located(model, located.where, located.demonstration))
+        pairs = ((sample.input["scope"], model.scope), (sample.meta["origin"], model.origin))
+        for got, part in pairs:
+            want = part.model_dump()
             assert got == want and list(got) == list(want)  # the same keys, in the same order
