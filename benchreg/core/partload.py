@@ -182,26 +182,38 @@ def _log_failure(rows_file: Path, code: int) -> None:
     )
 
 
-def _work(spec: dict[str, Any]) -> int:
+def _work(spec: dict[str, Any]) -> tuple[int, list[Any] | None]:
     """A worker: the rows of one part into its rows file; exit code 3 when the part has a problem
-    (the loading process then reads the whole file and reports it)."""
+    (the loading process then reads the whole file and reports it). Returns the code and the
+    rows, for the process to end without freeing them (see :func:`_end`)."""
     from benchreg.core.reader import gc_paused
 
     if sys.platform.startswith("linux"):  # a killed loading process takes its workers along
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     if os.getppid() != spec["parent"]:
-        return 4  # it was gone before that
+        return 4, None  # it was gone before that
     with gc_paused():
         path, start, end, token, close, opening = spec["part"]
         part = ListPart(Path(path), start, end, token.encode("ascii"), close, opening)
         rows = _rows(part, spec)
         if rows is None:
-            return 3
+            return 3, None
         checkcache.write_rows(
             Path(spec["out"]).with_suffix(".rows"), rows, strings_shared=spec["strings_shared"]
         )
-    return 0
+    return 0, rows
+
+
+def _end(code: int) -> None:
+    """End the worker at once: the loading process waits for its exit, and freeing the rows
+    one object at a time (what a normal exit does) takes about a tenth of the part's load
+    (measured: 0.45 s for 50,000 reaction-MC questions). Its rows file is written and closed;
+    what it logged is flushed first."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":
-    sys.exit(_work(json.loads(sys.argv[1])))
+    exit_code, _kept_until_exit = _work(json.loads(sys.argv[1]))
+    _end(exit_code)

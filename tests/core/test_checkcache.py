@@ -43,8 +43,11 @@ def test_an_entry_cut_short_is_ignored(cache: Path, tmp_path: Path, cut: str) ->
     assert checkcache.loaded("t", [data]) == [("a",)] * 7
     header = whole.index(b"\n") + 1
     first_chunk = header + 8 + int.from_bytes(whole[header : header + 8], "little")
-    keep = {"inside a chunk": first_chunk - 3, "between chunks": first_chunk,
-            "end marker": len(whole) - 8}[cut]
+    keep = {
+        "inside a chunk": first_chunk - 3,
+        "between chunks": first_chunk,
+        "end marker": len(whole) - 8,
+    }[cut]
     entry.write_bytes(whole[:keep])
     assert checkcache.loaded("t", [data]) is None
 
@@ -55,3 +58,29 @@ def test_the_cache_can_be_turned_off(cache: Path, tmp_path: Path, monkeypatch) -
     monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
     checkcache.store_loaded("t", [data], [("a",)])
     assert checkcache.loaded("t", [data]) is None and not cache.exists()
+
+
+def test_rows_are_read_back_with_the_collector_paused(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whoever reads an entry back (a loader that pauses the collector itself or a plain
+    script) reads it without collector passes over the growing heap; the collector is on again
+    afterwards."""
+    import gc
+    import marshal
+
+    data = tmp_path / "data.json"
+    data.write_text("[1]", encoding="utf-8")
+    rows = [(f"q{i}", {"k": [i]}) for i in range(7)]
+    checkcache.store_loaded("t", [data], rows)
+    collector_on: list[bool] = []
+    real_loads = marshal.loads
+
+    def loads(blob: bytes):  # type: ignore[no-untyped-def]
+        collector_on.append(gc.isenabled())
+        return real_loads(blob)
+
+    monkeypatch.setattr(checkcache.marshal, "loads", loads)
+    assert gc.isenabled()
+    assert checkcache.loaded("t", [data]) == rows
+    assert collector_on == [False, False, False] and gc.isenabled()

@@ -151,3 +151,21 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][:1]
     except (OSError, IndexError):
         return "Z"
+
+
+def test_a_worker_ends_at_once_with_its_code_and_what_it_wrote(tmp_path: Path) -> None:
+    """A worker ends without freeing its rows (os._exit): its exit code is kept and what it
+    printed or logged, still buffered, is written first."""
+    script = (
+        "import sys\n"
+        "from benchreg.core import partload\n"
+        "print('rows written')\n"
+        "sys.stderr.write('a note')\n"
+        "partload._end(3)\n"
+        "print('never')\n"
+    )
+    with (tmp_path / "log").open("wb") as log:  # a file, as the workers' output goes
+        done = subprocess.run([sys.executable, "-c", script], stdout=log, stderr=log, check=False)
+    assert done.returncode == 3
+    said = (tmp_path / "log").read_text()
+    assert "rows written" in said and "a note" in said and "never" not in said

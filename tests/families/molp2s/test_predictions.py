@@ -165,3 +165,25 @@ def test_duplicate_names_both_lines(release, tmp_path: Path) -> None:
         score(release(), lines, tmp_path)
     assert f"first at {tmp_path / 'pred.jsonl'}:1" in info.value.message
     assert str(info.value.where).endswith("pred.jsonl:2")
+
+
+@pytest.mark.parametrize("lines", [TRICKY_LINES, TRICKY_LINES[:1] + TRICKY_LINES[3:4]])
+def test_the_reader_gives_what_the_json_path_gives(
+    release, tmp_path: Path, monkeypatch, lines: list[str]
+) -> None:
+    """With core.fastjson's fast path or without it, read_predictions gives the same
+    predictions, statuses and notes."""
+    from benchreg.core import fastjson
+    from benchreg.core.pipeline import load_dataset
+    from benchreg.families.molp2s.predictions import read_predictions
+
+    samples = load_dataset(load_task("molp2s/gap"), "correct", release()).samples
+    path = tmp_path / "pred.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    fast = read_predictions(path, samples, "molp2s/gap")
+    with monkeypatch.context() as patch:
+        patch.setattr(fastjson, "json_lines", lambda path: None)
+        slow = read_predictions(path, samples, "molp2s/gap")
+    assert fast.by_id == slow.by_id and fast.notes == slow.notes
+    assert fast.unknown_ids == slow.unknown_ids
+    assert "r0" in fast.by_id and fast.by_id["r0"].answer == 1
