@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, get_args
 
-from benchreg.families.retrieval.records import AnswerFormat, Modality
+from pydantic import BaseModel
+
+from benchreg.families.retrieval.records import AnswerFormat, Entry, Gold, Modality, Origin, Scope
 
 
 class PlainGold(NamedTuple):
@@ -53,14 +55,18 @@ class PlainEntry(NamedTuple):
 
 MODALITY_NAMES = frozenset(get_args(Modality))
 ANSWER_FORMATS = frozenset(get_args(AnswerFormat))
-REQUIRED = frozenset(
-    ("query_id", "modality", "question", "answer_format", "gold", "unanswerable", "origin", "split")
-)
-ALLOWED = REQUIRED | {"answer", "scope", "as_of"}
-GOLD_KEYS = frozenset({"source_id", "region"})
-SCOPE_KEYS = frozenset(PlainScope._fields)
-ORIGIN_KEYS = frozenset(PlainOrigin._fields)
-ORIGIN_REQUIRED = frozenset({"dataset", "revision"})
+
+
+def _keys(model: type[BaseModel]) -> tuple[frozenset[str], frozenset[str]]:
+    """(required, allowed) keys of a model, read from its fields."""
+    fields = model.model_fields
+    return frozenset(n for n, f in fields.items() if f.is_required()), frozenset(fields)
+
+
+REQUIRED, ALLOWED = _keys(Entry)
+GOLD_KEYS = _keys(Gold)[1]
+SCOPE_KEYS = _keys(Scope)[1]
+ORIGIN_REQUIRED, ORIGIN_KEYS = _keys(Origin)
 NO_SCOPE = PlainScope()
 
 

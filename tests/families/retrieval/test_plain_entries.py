@@ -16,6 +16,7 @@ from benchreg.families.retrieval import validators
 from benchreg.families.retrieval.manifest import read_manifest
 from benchreg.families.retrieval.plain import PlainEntry, plain_entry
 from benchreg.families.retrieval.records import Entry
+from tests.families.retrieval.test_records import entry_data as record_entry
 
 
 class Text(str):
@@ -23,20 +24,13 @@ class Text(str):
 
 
 def entry_data(**changes: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "query_id": "q1",
-        "modality": "pdf",
-        "question": "How much was spent?",
-        "answer": "41,200 euros",
-        "answer_format": "str",
-        "gold": [{"source_id": "doc", "region": {"page": 1}}],
+    """test_records' entry with every optional field set too."""
+    full = {
         "scope": {"holder": None, "session": "doc", "scenario": "s"},
         "as_of": None,
-        "unanswerable": False,
         "origin": {"dataset": "d", "revision": "r", "item": "i", "license": "CC0-1.0"},
-        "split": "dev",
     }
-    return {**data, **changes}
+    return record_entry(**{**full, **changes})
 
 
 def dump(entry: Entry | PlainEntry) -> dict[str, Any]:
