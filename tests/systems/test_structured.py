@@ -60,13 +60,26 @@ def test_the_schema_is_sent_per_sample_in_the_form_asked(fake_server, form: str)
     server = fake_server()
     result = run("molp2s/gap", chat_cfg(server.base_url, structured=form), limit=4)
     assert result.statuses["ok"] == 4
-    sent = [b["response_format"] for b in server.bodies if "messages" in b][-4:]
-    for body, sample in zip(sent, result.samples, strict=True):
-        assert body["type"] == form
-        schema = body["json_schema"]["schema"] if form == "json_schema" else body["schema"]
-        n = len(sample.input["candidate_completed_smiles"])
+    sent = [b for b in server.bodies if "messages" in b][-4:]
+    # Requests run concurrently, so each body is paired with its sample by the prompt it carries.
+    for sample in result.samples:
+        candidates = sample.input["candidate_completed_smiles"]
+        (body,) = [b for b in sent if _carries_all(b["messages"], candidates)]
+        response_format = body["response_format"]
+        assert response_format["type"] == form
+        schema = (
+            response_format["json_schema"]["schema"]
+            if form == "json_schema"
+            else response_format["schema"]
+        )
+        n = len(candidates)
         assert schema["properties"]["selected_candidate_index"]["enum"] == list(range(n))
     assert result.system_report.stats["structured"]["with_schema"] == 4
+
+
+def _carries_all(messages: list[dict], texts: list[str]) -> bool:
+    prompt = "\n".join(str(m["content"]) for m in messages)
+    return all(text in prompt for text in texts)
 
 
 def test_a_json_answer_skips_the_text_parser_and_is_checked(fake_server) -> None:
