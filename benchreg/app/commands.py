@@ -70,7 +70,7 @@ def main(argv: list[str]) -> int:
         help="write a sweep's HTML report, figures, markdown and sample browser",
         description="Write <sweep_dir>/report/: index.html (self-contained: each family's "
         "headline first), report.md, figures/*.svg and samples.html (the sample browser). "
-        "Figures need matplotlib: pip install 'benchreg[reports]'.",
+        "Figures need pygal: pip install 'benchreg[reports]'.",
         epilog=EPILOG,
     )
     report.add_argument("sweep_dir", type=Path)

@@ -514,7 +514,7 @@ def markdown(result: Comparison) -> str:
 
 
 def render_comparison(result: Comparison) -> dict[str, str]:
-    """File name -> text of every output of a comparison (compare.svg only with matplotlib):
+    """File name -> text of every output of a comparison (compare.svg only with pygal):
     the page leads with the significant differences, then the figure, then every task."""
     from benchreg.app.report import INSTALL_HINT, html
     from benchreg.app.report import headline as headline_view
@@ -531,7 +531,7 @@ def render_comparison(result: Comparison) -> dict[str, str]:
         from benchreg.core.figures import paired_differences
     except ImportError:
         parts.append(
-            f'<p class="note">matplotlib is not installed: no figure. Install it with '
+            f'<p class="note">pygal is not installed: no figure. Install it with '
             f"{html.esc(INSTALL_HINT)}</p>"
         )
     else:

@@ -1,198 +1,272 @@
-"""Drawing helpers for report figures, matplotlib's object API (Agg/SVG canvases, no pyplot,
-no display). Each figure function returns SVG text, or None when there is nothing to draw.
+"""Drawing helpers for report figures, with pygal (pure-Python SVG charts). Each figure function
+returns SVG text, or None when there is nothing to draw.
 
-Import this module only where a figure is drawn: matplotlib is an optional extra
+Import this module only where a figure is drawn: pygal is an optional extra
 (`benchreg[reports]`); without it the import raises ImportError, which the report turns into a
 note saying how to install it.
+
+The SVG is static (no script: pygal's tooltip script is not linked) and the same data gives the
+same file (the chart's id, which scopes its CSS, is derived from the figure's name, not drawn at
+random). Horizontal charts list their first label at the top, as a table reads. Several charts
+of one figure (a panel per group) are stacked into one SVG by :func:`stack`.
 """
 
 from __future__ import annotations
 
-import io
+import hashlib
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from matplotlib import rcParams
-from matplotlib.figure import Figure
+import pygal
+from pygal.style import Style
 
-rcParams["svg.hashsalt"] = "benchreg"  # stable element ids: the same data gives the same file
-# text as SVG text (searchable, half the bytes, and no glyph outlines to compute): the viewer's
-# sans-serif font draws it
-rcParams["svg.fonttype"] = "none"
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 PASS, FAIL, NA = "#2ca02c", "#d62728", "#9e9e9e"
+WIDTH = 820  # px: every figure's width, so that they line up on the report page
+LEGEND_ROW = 22  # px: a row of legend entries below the plot
+XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\n'
 
-
-def to_svg(fig: Figure) -> str:
-    buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
-    return buffer.getvalue()
+STYLE = Style(
+    background="white",
+    plot_background="white",
+    foreground="#222",
+    foreground_strong="#111",
+    foreground_subtle="#999",
+    font_family="sans-serif",
+    title_font_size=14,
+    label_font_size=11,
+    major_label_font_size=11,
+    legend_font_size=11,
+    value_font_size=9,
+    tooltip_font_size=10,
+    colors=PALETTE,
+    opacity="0.85",
+    opacity_hover="0.85",
+    guide_stroke_dasharray="2,3",
+)
 
 
 def finite(x: Any) -> bool:
-    return isinstance(x, int | float) and math.isfinite(x)
-
-
-def points_with_ci(
-    ax: Any,
-    xs: list[float],
-    ys: list[float],
-    errs: list[tuple[float, float]],
-    color: str,
-    label: str,
-) -> None:
-    """One series of points with horizontal 95% CI bars."""
-    ax.errorbar(
-        xs,
-        ys,
-        xerr=[[e[0] for e in errs], [e[1] for e in errs]],
-        fmt="o",
-        ms=4,
-        capsize=2.5,
-        color=color,
-        label=label,
-    )
-
-
-def value_labels(
-    ax: Any,
-    bars: Any,
-    values: Sequence[float],
-    above: Sequence[float] | None = None,
-    *,
-    horizontal: bool = False,
-    digits: int = 2,
-    fontsize: float = 6.5,
-) -> None:
-    """Each bar's value written at its end, past its error bar (``above``: the upper error)."""
-    above = above or [0.0] * len(values)
-    for patch, value, err in zip(bars, values, above, strict=True):
-        text = f"{value:.{digits}f}"
-        if horizontal:
-            y = patch.get_y() + patch.get_height() / 2
-            ax.annotate(
-                text,
-                (value + err, y),
-                xytext=(2, 0),
-                textcoords="offset points",
-                ha="left",
-                va="center",
-                fontsize=fontsize,
-            )
-        else:
-            x = patch.get_x() + patch.get_width() / 2
-            ax.annotate(
-                text,
-                (x, value + err),
-                xytext=(0, 2),
-                textcoords="offset points",
-                ha="center",
-                va="bottom",
-                fontsize=fontsize,
-            )
-
-
-def legend_outside(ax: Any, fontsize: float = 7, title: str | None = None) -> None:
-    """The legend right of the axes, outside them: it never covers a bar or a point (the SVG's
-    tight bounding box makes room for it)."""
-    ax.legend(
-        fontsize=fontsize,
-        title=title,
-        title_fontsize=fontsize,
-        loc="upper left",
-        bbox_to_anchor=(1.01, 1.0),
-        borderaxespad=0.0,
-        frameon=False,
-    )
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def error_bar(value: float, ci: Sequence[float] | None) -> tuple[float, float]:
+    """(below, above): how far the 95% CI reaches on each side of ``value`` (0 where unknown)."""
     if not ci or not all(finite(c) for c in ci):
         return (0.0, 0.0)
     return (max(0.0, value - ci[0]), max(0.0, ci[1] - value))
 
 
+def point(
+    value: float,
+    ci: Sequence[float] | None = None,
+    *,
+    text: str | None = None,
+    color: str | None = None,
+) -> dict[str, Any]:
+    """One bar's value for pygal: its 95% CI as whiskers (when known), the text written at the
+    bar (``text``; default: the chart's value formatter) and its own colour."""
+    out: dict[str, Any] = {"value": value}
+    if ci and all(finite(c) for c in ci):
+        out["ci"] = {"low": float(ci[0]), "high": float(ci[1])}
+    if text is not None:
+        out["formatter"] = lambda _value, text=text: text
+    if color is not None:
+        out["color"] = color
+    return out
+
+
+def horizontal_bars(
+    name: str,
+    title: str,
+    labels: Sequence[str],
+    series: Sequence[tuple[str, Sequence[dict[str, Any] | None]]],
+    *,
+    x_title: str = "",
+    value_range: tuple[float, float] | None = None,
+    digits: int = 3,
+    legend: bool | None = None,
+) -> pygal.HorizontalBar:
+    """A horizontal bar chart: one row per label (the first at the top), one bar per series in
+    each row (None: no bar), values written at the bars. ``legend``: shown when there are several
+    series unless told."""
+    legend = len(series) > 1 if legend is None else legend
+    bar_height = 13
+    rows = len(labels) * (len(series) * bar_height + 10)
+    legend_rows = math.ceil(len(series) / 3) if legend else 0
+    chart = pygal.HorizontalBar(
+        **_config(name, title),
+        height=110 + rows + LEGEND_ROW * legend_rows + (20 if x_title else 0),
+        show_legend=legend,
+        legend_at_bottom=True,
+        legend_at_bottom_columns=3,
+        x_title=x_title or None,
+        range=value_range,
+        include_x_axis=True,
+        # pygal names the guides before it turns the chart: these are the value lines (vertical)
+        show_x_guides=False,
+        show_y_guides=True,
+        print_values=True,
+        print_values_position="top",
+        value_formatter=lambda v: f"{v:.{digits}f}",
+        margin_right=40,
+    )
+    chart.x_labels = list(reversed(labels))
+    for series_name, values in series:
+        chart.add(series_name, list(reversed(list(values))))
+    return chart
+
+
+def vertical_bars(
+    name: str,
+    title: str,
+    labels: Sequence[str],
+    values: Sequence[dict[str, Any] | None],
+    *,
+    y_title: str = "",
+    value_range: tuple[float, float] | None = None,
+) -> pygal.Bar:
+    """A vertical bar chart of one series: one bar per label, values written at the bars."""
+    return _filled(
+        pygal.Bar(
+            **_config(name, title),
+            height=300,
+            show_legend=False,
+            y_title=y_title or None,
+            range=value_range,
+            include_x_axis=True,
+            print_values=True,
+            print_values_position="top",
+            value_formatter=lambda v: f"{v:.2f}",
+        ),
+        labels,
+        values,
+    )
+
+
+def _filled(chart: Any, labels: Sequence[str], values: Sequence[dict[str, Any] | None]) -> Any:
+    chart.x_labels = list(labels)
+    chart.add("", list(values))
+    return chart
+
+
+def _config(name: str, title: str) -> dict[str, Any]:
+    return {
+        "style": STYLE,
+        "width": WIDTH,
+        "title": title,
+        "explicit_size": True,
+        "js": [],  # no script: the report page loads nothing from the network
+        "disable_xml_declaration": True,  # added once by to_svg / stack
+        "truncate_label": -1,
+        "truncate_legend": -1,
+        "margin": 12,
+        "spacing": 8,
+        "no_data_text": "no data",
+    }
+
+
+def rendered(chart: Any, name: str) -> str:
+    """The chart's SVG element: a stable id (pygal draws one at random), no script."""
+    chart.uuid = "benchreg-" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:12]
+    chart.add_xml_filter(_static)
+    return str(chart.render(is_unicode=True))
+
+
+def _static(root: Any) -> Any:
+    """pygal writes its config (every value) into a script for its tooltips, even with no
+    tooltip script linked, and the day into a comment: a static figure that the same data
+    always draws the same keeps neither."""
+    for parent in list(root.iter()):
+        for child in list(parent):
+            if callable(child.tag) or str(child.tag).rsplit("}", 1)[-1] == "script":
+                parent.remove(child)  # a comment's tag is a function (lxml and ElementTree)
+    return root
+
+
+def to_svg(chart: Any, name: str) -> str:
+    """One chart as an SVG file's text."""
+    return XML_DECLARATION + rendered(chart, name)
+
+
+_SIZE = re.compile(r'<svg[^>]*?\swidth="(\d+(?:\.\d+)?)"[^>]*?\sheight="(\d+(?:\.\d+)?)"')
+
+
+def stack(charts: Sequence[tuple[Any, str]]) -> str:
+    """Several charts (each with its name) one below the other, as one SVG file's text."""
+    parts, y, width = [], 0.0, 0.0
+    for chart, name in charts:
+        svg = rendered(chart, name)
+        size = _SIZE.search(svg)
+        assert size is not None, "pygal writes width and height when explicit_size is set"
+        w, h = float(size.group(1)), float(size.group(2))
+        parts.append(svg.replace("<svg", f'<svg y="{y:g}"', 1))
+        y += h
+        width = max(width, w)
+    return (
+        XML_DECLARATION
+        + f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{y:g}" '
+        + f'viewBox="0 0 {width:g} {y:g}">'
+        + "".join(parts)
+        + "</svg>"
+    )
+
+
 def primary_metric(rows: Sequence[Mapping[str, Any]], title: str) -> str | None:
-    """Rows: {label, model, value, ci95, metric}: one line per task/view, a dot per model with
-    its 95% CI."""
+    """Rows: {label, model, value, ci95, metric}: one row per task/view, a bar per model with its
+    95% CI and its value."""
     rows = [r for r in rows if finite(r.get("value"))]
     if not rows:
         return None
     labels = list(dict.fromkeys(r["label"] for r in rows))
     models = list(dict.fromkeys(r["model"] for r in rows))
-    per_label = 0.1 + 0.14 * min(len(models), 4)  # room for each model's point and its value
-    fig = Figure(figsize=(8.5, 0.9 + per_label * len(labels)))
-    ax = fig.add_subplot()
-    step = 0.7 / max(1, len(models))
     unit = all(0 <= r["value"] <= 1 for r in rows)
-    for m, model in enumerate(models):
-        mine = [r for r in rows if r["model"] == model]
-        ys = [labels.index(r["label"]) + (m - (len(models) - 1) / 2) * step for r in mine]
-        xs = [r["value"] for r in mine]
-        errs = [error_bar(r["value"], r.get("ci95")) for r in mine]
-        points_with_ci(ax, xs, ys, errs, PALETTE[m % len(PALETTE)], model)
-        for x, y, err in zip(xs, ys, errs, strict=True):
-            ax.annotate(
-                f"{x:.3f}" if unit else f"{x:.4g}",
-                (x + err[1], y),
-                xytext=(3, 0),
-                textcoords="offset points",
-                va="center",
-                fontsize=6.5,
-            )
-    ax.set_yticks(range(len(labels)), labels, fontsize=8)
-    ax.set_ylim(len(labels) - 0.5, -0.5)
-    if unit:
-        ax.set_xlim(-0.02, 1.12)
-    ax.set_xlabel("primary metric (95% CI; the value beside each point)")
-    ax.grid(axis="x", alpha=0.3)
-    if len(models) == 1:
-        ax.set_title(f"{title}: {models[0]}", fontsize=10)
-    else:
-        ax.set_title(title, fontsize=10)
-        legend_outside(ax, fontsize=8, title="model")
-    return to_svg(fig)
-
-
-def gate_threshold(gate: str) -> float | None:
-    try:
-        return float(gate.split()[-1])
-    except (ValueError, IndexError):
-        return None
+    cells = {(r["label"], r["model"]): r for r in rows}
+    series = []
+    for model in models:
+        values = []
+        for label in labels:
+            r = cells.get((label, model))
+            if r is None:
+                values.append(None)
+                continue
+            text = f"{r['value']:.3f}" if unit else f"{r['value']:.4g}"
+            values.append(point(r["value"], r.get("ci95"), text=text))
+        series.append((model, values))
+    chart = horizontal_bars(
+        "primary",
+        f"{title}: {models[0]}" if len(models) == 1 else title,
+        labels,
+        series,
+        x_title="primary metric (95% CI; the value at each bar)",
+        value_range=(0.0, 1.0) if unit else None,
+    )
+    return to_svg(chart, "primary")
 
 
 def paired_differences(rows: Sequence[Mapping[str, Any]], title: str, xlabel: str) -> str | None:
-    """Rows: {label, difference, ci95, significant}: a forest plot of paired differences."""
+    """Rows: {label, difference, ci95, significant}: each paired difference as a bar from 0 with
+    its 95% CI (red when significant)."""
     rows = [r for r in rows if finite(r.get("difference"))]
     if not rows:
         return None
-    fig = Figure(figsize=(8, 1.2 + 0.34 * len(rows)))
-    ax = fig.add_subplot()
-    for i, r in enumerate(rows):
-        color = FAIL if r.get("significant") else PALETTE[0]
-        err = error_bar(r["difference"], r.get("ci95"))
-        ax.errorbar(
-            [r["difference"]],
-            [i],
-            xerr=[[err[0]], [err[1]]],
-            fmt="o",
-            ms=4,
-            capsize=2.5,
-            color=color,
+    values = [
+        point(
+            r["difference"],
+            r.get("ci95"),
+            text=f"{r['difference']:+.3f}",
+            color=FAIL if r.get("significant") else PALETTE[0],
         )
-        ax.annotate(
-            f"{r['difference']:+.3f}",
-            (r["difference"] + err[1], i),
-            xytext=(4, 0),
-            textcoords="offset points",
-            va="center",
-            fontsize=7,
-        )
-    ax.axvline(0, color="#444", lw=0.8)
-    ax.set_yticks(range(len(rows)), [r["label"] for r in rows], fontsize=7)
-    ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_xlabel(xlabel)
-    ax.set_title(title, fontsize=10)
-    ax.grid(axis="x", alpha=0.3)
-    return to_svg(fig)
+        for r in rows
+    ]
+    chart = horizontal_bars(
+        "differences",
+        title,
+        [str(r["label"]) for r in rows],
+        [("difference", values)],
+        x_title=xlabel,
+        legend=False,
+    )
+    return to_svg(chart, "differences")

@@ -101,9 +101,10 @@ def no_figures(data: ReportInput) -> list[Figure]:
 @dataclass(frozen=True, slots=True)
 class ReportPart:
     """A family's part of the report: ``figures(input)`` returns its figures (drawing needs
-    matplotlib: import it inside the function, so that the family imports without it);
+    pygal: import it, or benchreg.core.figures, inside the function, so that the family imports
+    without it);
     ``headline(input)`` its headline table, or None when the sweep holds nothing to headline
-    (it must not need matplotlib: the terminal shows it)."""
+    (it must not need pygal: the terminal shows it)."""
 
     figures: Callable[[ReportInput], list[Figure]] = no_figures
     headline: Callable[[ReportInput], Headline | None] | None = None

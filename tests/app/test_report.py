@@ -1,4 +1,4 @@
-"""`benchreg report`: files, counts table, the markdown-only fallback without matplotlib, and
+"""`benchreg report`: files, counts table, the markdown-only fallback without pygal, and
 the CLI (on synthetic sweep folders; the browser test renders a real sweep's page)."""
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def sweep(tmp_path: Path) -> Path:
 
 
 def test_report_writes_html_markdown_and_figures(sweep: Path) -> None:
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("pygal")
     result = write_report(sweep)
     assert result.out_dir == sweep / "report"
     assert [p.name for p in result.figures] == ["primary_molp2s.svg"]
@@ -105,10 +105,10 @@ def test_report_writes_html_markdown_and_figures(sweep: Path) -> None:
     assert len(flagged) == 2 and any("1_b" in line for line in flagged)
 
 
-def test_without_matplotlib_the_markdown_says_how_to_install(
+def test_without_pygal_the_markdown_says_how_to_install(
     sweep: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "pygal", None)
     monkeypatch.delitem(sys.modules, "benchreg.core.figures", raising=False)
     monkeypatch.delattr(benchreg.core, "figures", raising=False)
     result = write_report(sweep)
@@ -127,7 +127,7 @@ def test_report_command(sweep: Path, capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_a_broken_analysis_file_does_not_stop_the_report(sweep: Path) -> None:
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("pygal")
     (sweep / "analysis_molp2s_views.json").write_text(json.dumps({"models": {"m1": [1, 2]}}))
     result = write_report(sweep)
     assert any("molp2s figure skipped" in note for note in result.notes)
@@ -162,7 +162,7 @@ def two_files(tmp_path: Path) -> Path:
 def test_two_models_of_one_name_are_told_apart_everywhere(
     two_files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("pygal")
     from benchreg.core import figures
 
     drawn: list[dict] = []
@@ -194,7 +194,7 @@ def test_the_report_parts_get_the_told_apart_names(
         seen.extend(str(r["model"]) for r in data.records)
         return []
 
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("pygal")
     monkeypatch.setattr(registry.report_parts, "get", lambda name, **_: ReportPart(figures))
     write_report(two_files)
     assert sorted(seen) == sorted([f"{SHARED_NAME} [01234567]", f"{SHARED_NAME} [fedcba98]", "m1"])
@@ -250,7 +250,7 @@ def test_an_incomplete_run_is_listed_as_such_never_as_a_result(
             "incomplete": {"errors": 3, "of": 4, "by_cause": {"connection refused": 3}},
         },
     )
-    monkeypatch.setitem(sys.modules, "matplotlib", None)  # figures: see the next test
+    monkeypatch.setitem(sys.modules, "pygal", None)  # figures: see the next test
     monkeypatch.delitem(sys.modules, "benchreg.core.figures", raising=False)
     monkeypatch.delattr(benchreg.core, "figures", raising=False)
     md = write_report(sweep).markdown.read_text()
@@ -264,7 +264,7 @@ def test_an_incomplete_run_is_listed_as_such_never_as_a_result(
 
 
 def test_an_incomplete_run_is_not_drawn(sweep: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("pygal")
     from benchreg.core import figures
 
     write_job(

@@ -43,7 +43,7 @@ def chromium() -> str:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"{reason}; .ci/run installs it")
         pytest.skip(reason)
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("pygal")
     return path
 
 

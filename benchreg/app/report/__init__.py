@@ -22,7 +22,7 @@ figures. The sweep is checked before anything is written
 (:func:`benchreg.core.analysis.check_sweep`): a folder that is no sweep, or a damaged file, is one
 located error and no report.
 
-Figures need matplotlib (the `reports` extra); without it the page and the markdown are still
+Figures need pygal (the `reports` extra); without it the page and the markdown are still
 written, with a note saying how to install it.
 """
 
@@ -52,7 +52,7 @@ from benchreg.core.summary import ND_NOTE, Support, plural, support
 
 REMADE = False  # the report is made again from the job folders (`benchreg report`): no fsync
 REPORT_DIR = "report"
-INSTALL_HINT = "pip install 'benchreg[reports]'  (matplotlib)"
+INSTALL_HINT = "pip install 'benchreg[reports]'  (pygal)"
 COUNT_KEYS = ("missing", "invalid", "out_of_range", "error")
 RESULT_STATES = ("ok", "incomplete")  # states of a job with a metrics.json
 NOT_OK_STATES = ("incomplete", "failed", "unfinished", "not started")
@@ -282,12 +282,12 @@ def sweep_headlines(sweep_dir: Path) -> tuple[list[tuple[str, Headline]], list[s
 
 def _figures(sweep_dir: Path, jobs: list[Job], notes: list[str]) -> dict[str, tuple[str, str]]:
     """name -> (svg, caption): each family's report part, then the primary metric per family;
-    empty with a note when matplotlib is missing. Only results are drawn: an incomplete run's
+    empty with a note when pygal is missing. Only results are drawn: an incomplete run's
     numbers are in the tables, marked, never in a figure."""
     try:
         from benchreg.core import figures as fg
     except ImportError:
-        notes.append(f"matplotlib is not installed: no figures. Install them with {INSTALL_HINT}")
+        notes.append(f"pygal is not installed: no figures. Install them with {INSTALL_HINT}")
         return {}
     from benchreg.core import registry
 

@@ -121,51 +121,41 @@ def headline(data: ReportInput) -> Headline | None:
 
 
 def cblue_tasks(analysis: Mapping[str, Any]) -> str | None:
-    """Per-task primary score per (model, view) group, the overall score first: horizontal bars
-    with the value at each bar, the task names readable on the left."""
-    from matplotlib.figure import Figure
-
-    from benchreg.core.figures import PALETTE, error_bar, finite, to_svg, value_labels
+    """Per-task primary score per (model, view) group, the overall score first (orange): a panel
+    of horizontal bars per group with the value at each bar, the task names readable on the
+    left."""
+    from benchreg.core.figures import PALETTE, finite, horizontal_bars, point, stack
 
     groups = [g for g in analysis.get("groups") or [] if g.get("tasks")]
     if not groups:
         return None
-    heights = [0.3 * (len(g["tasks"]) + 1) + 1.0 for g in groups]
-    fig = Figure(figsize=(8.5, sum(heights)))
-    grid = fig.add_gridspec(len(groups), 1, height_ratios=heights)
+    charts = []
     for k, group in enumerate(groups):
-        ax = fig.add_subplot(grid[k])
         names = sorted(group["tasks"])
         overall = group.get("overall") if group.get("complete") else group.get("mean_of_present")
-        ci = overall_ci(group["tasks"])
         labels = [
             "OVERALL" if group.get("complete") else f"mean of {len(names)} tasks (incomplete)",
             *(f"{t} ({group['tasks'][t].get('metric', '')})" for t in names),
         ]
         values = [overall, *(group["tasks"][t].get("value") for t in names)]
-        cis = [ci, *(group["tasks"][t].get("ci95") for t in names)]
-        values = [v if finite(v) else 0.0 for v in values]
-        errs = [error_bar(v, c) for v, c in zip(values, cis, strict=True)]
+        cis = [overall_ci(group["tasks"]), *(group["tasks"][t].get("ci95") for t in names)]
         colors = [PALETTE[1], *([PALETTE[0]] * len(names))]
-        bars = ax.barh(
-            range(len(labels)),
-            values,
-            0.7,
-            xerr=[[e[0] for e in errs], [e[1] for e in errs]],
-            capsize=2,
-            error_kw={"lw": 0.7, "ecolor": "#555"},
-            color=colors,
+        bars = [
+            point(v, c, color=color) if finite(v) else None
+            for v, c, color in zip(values, cis, colors, strict=True)
+        ]
+        title = f"PromptCBLUE: {group.get('model')} view={group.get('view')}"
+        chart = horizontal_bars(
+            f"cblue-{k}",
+            title,
+            labels,
+            [("score", bars)],
+            x_title="score (95% CI; the value at each bar)",
+            value_range=(0.0, 1.0),
+            legend=False,
         )
-        value_labels(ax, bars, values, [e[1] for e in errs], horizontal=True, digits=3)
-        ax.set_yticks(range(len(labels)), labels, fontsize=8)
-        ax.get_yticklabels()[0].set_fontweight("bold")
-        ax.set_ylim(len(labels) - 0.5, -0.5)
-        ax.set_xlim(0, 1.12)
-        ax.set_xlabel("score (95% CI; the value at each bar)", fontsize=8)
-        ax.set_title(f"PromptCBLUE: {group.get('model')} view={group.get('view')}", fontsize=9)
-        ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    return to_svg(fig)
+        charts.append((chart, f"cblue-{k}"))
+    return stack(charts)
 
 
 CAPTION = (

@@ -139,65 +139,40 @@ def headline(data: ReportInput) -> Headline | None:
 
 
 def molp2s_views(analysis: Mapping[str, Any]) -> str | None:
-    """Accuracy per property (Wilson 95% CI), one small panel per view side by side and one row
-    of panels per model: horizontal bars with the value at each bar, the property names (with
-    the verdict) readable on the left."""
-    from matplotlib.figure import Figure
-
-    from benchreg.core.figures import PALETTE, PASS, error_bar, finite, to_svg, value_labels
+    """Accuracy per property (Wilson 95% CI), a bar per view in each property's row and one panel
+    per model: horizontal bars with the value at each bar, the property names (with the verdict)
+    readable on the left."""
+    from benchreg.core.figures import finite, horizontal_bars, point, stack
 
     models = analysis.get("models") or {}
     panels = [(model, tasks) for model, tasks in models.items() if tasks]
     if not panels:
         return None
     views = _views(dict(panels))
-    heights = [0.26 * len(tasks) + 0.9 for _, tasks in panels]
-    fig = Figure(figsize=(2.0 + 2.3 * len(views), sum(heights)), layout="constrained")
-    grid = fig.add_gridspec(len(panels), len(views), height_ratios=heights)
+    charts = []
     for p, (model, tasks) in enumerate(panels):
         props = sorted(tasks)
-        first = None
-        for v, view in enumerate(views):
-            ax = fig.add_subplot(grid[p, v], sharey=first)
-            first = first or ax
-            ys, xs, errs = [], [], []
-            for i, prop in enumerate(props):
+        labels = [f"{prop.split('/')[-1]} ({_short(tasks[prop])})" for prop in props]
+        series = []
+        for view in views:
+            values = []
+            for prop in props:
                 cell = (tasks[prop].get("views") or {}).get(view)
-                if cell and finite(cell.get("accuracy")):
-                    ys.append(i)
-                    xs.append(cell["accuracy"])
-                    errs.append(error_bar(cell["accuracy"], cell.get("ci95")))
-            bars = ax.barh(
-                ys,
-                xs,
-                0.7,
-                xerr=[[e[0] for e in errs], [e[1] for e in errs]],
-                capsize=1.5,
-                error_kw={"lw": 0.7, "ecolor": "#555"},
-                color=PALETTE[v % len(PALETTE)],
-            )
-            value_labels(ax, bars, xs, [e[1] for e in errs], horizontal=True)
-            ax.set_xlim(0, 1.25)
-            ax.set_xticks([0, 0.5, 1.0], ["0", "0.5", "1"], fontsize=7)
-            ax.set_title(view if p == 0 else f"{view} ({model})", fontsize=8)
-            ax.grid(axis="x", alpha=0.3)
-            if v == 0:
-                names = [f"{prop.split('/')[-1]} ({_short(tasks[prop])})" for prop in props]
-                ax.set_yticks(range(len(props)), names, fontsize=7.5)
-                for label, prop in zip(ax.get_yticklabels(), props, strict=True):
-                    if _short(tasks[prop]) == "SUPPORTED":
-                        label.set_color(PASS)
-                        label.set_fontweight("bold")
-                ax.set_ylim(len(props) - 0.5, -0.5)
-            else:
-                ax.tick_params(axis="y", left=False, labelleft=False)
-    fig.suptitle(
-        "MolP2S accuracy by view (Wilson 95% CI), use-claim verdict beside each property"
-        + (f": {panels[0][0]}" if len(panels) == 1 else ""),
-        fontsize=9,
-    )
-    fig.supxlabel("accuracy", fontsize=8)
-    return to_svg(fig)
+                ok = cell and finite(cell.get("accuracy"))
+                values.append(point(cell["accuracy"], cell.get("ci95")) if ok else None)
+            series.append((view, values))
+        title = "MolP2S accuracy by view (Wilson 95% CI), use-claim verdict beside each property"
+        chart = horizontal_bars(
+            f"molp2s-{p}",
+            f"{title}: {model}",
+            labels,
+            series,
+            x_title="accuracy",
+            value_range=(0.0, 1.0),
+            digits=2,
+        )
+        charts.append((chart, f"molp2s-{p}"))
+    return stack(charts)
 
 
 CAPTION = (

@@ -104,53 +104,36 @@ def headline(data: ReportInput) -> Headline | None:
 
 
 def reaction_mc_gain(analysis: Mapping[str, Any]) -> str | None:
-    """Reference minus control paired mean difference per question type, with its 95% CI."""
-    from matplotlib.figure import Figure
-
-    from benchreg.core.figures import (
-        PALETTE,
-        error_bar,
-        finite,
-        legend_outside,
-        points_with_ci,
-        to_svg,
-    )
+    """Reference minus control paired mean difference per question type, with its 95% CI: a bar
+    from 0 per system in each question type's row, its value, n and Wilcoxon p at the bar."""
+    from benchreg.core.figures import finite, horizontal_bars, point, to_svg
 
     systems = {s: v for s, v in (analysis.get("systems") or {}).items() if v}
     if not systems:
         return None
     pairs = sorted({q for per in systems.values() for q in per})
-    fig = Figure(figsize=(8, 1.2 + 0.5 * len(pairs) * max(1, len(systems) * 0.6)))
-    ax = fig.add_subplot()
-    step = 0.6 / max(1, len(systems))
-    for s, (system, per) in enumerate(systems.items()):
-        qs = [q for q in pairs if finite(per.get(q, {}).get("mean_difference"))]
-        ys = [pairs.index(q) + (s - (len(systems) - 1) / 2) * step for q in qs]
-        xs = [per[q]["mean_difference"] for q in qs]
-        errs = [error_bar(per[q]["mean_difference"], per[q].get("ci95")) for q in qs]
-        points_with_ci(ax, xs, ys, errs, PALETTE[s % len(PALETTE)], system)
-        for x, y, q, err in zip(xs, ys, qs, errs, strict=True):
-            p = per[q].get("wilcoxon_p")
-            note = f"{x:+.3f} (n={per[q].get('pairs')}" + (f", p={p:.3g})" if finite(p) else ")")
-            ax.annotate(
-                note,
-                (x + err[1], y),
-                xytext=(4, 0),
-                textcoords="offset points",
-                va="center",
-                fontsize=7,
-            )
-    ax.axvline(0, color="#444", lw=0.8)
-    ax.set_yticks(range(len(pairs)), pairs, fontsize=8)
-    ax.set_ylim(len(pairs) - 0.5, -0.5)
-    low, high = ax.get_xlim()
-    ax.set_xlim(low, high + 0.35 * (high - low))  # room for the value beside each point
+    series = []
+    for system, per in systems.items():
+        values = []
+        for q in pairs:
+            cell = per.get(q) or {}
+            x = cell.get("mean_difference")
+            if not finite(x):
+                values.append(None)
+                continue
+            p = cell.get("wilcoxon_p")
+            note = f"{x:+.3f} (n={cell.get('pairs')}" + (f", p={p:.3g})" if finite(p) else ")")
+            values.append(point(x, cell.get("ci95"), text=note))
+        series.append((system, values))
     metric = analysis.get("metric", "score")
-    ax.set_xlabel(f"{metric}: with reference - without (paired mean, 95% bootstrap CI)")
-    ax.set_title("Reaction-condition MC: reference vs control", fontsize=10)
-    legend_outside(ax, title="system")
-    ax.grid(axis="x", alpha=0.3)
-    return to_svg(fig)
+    chart = horizontal_bars(
+        "reaction-mc",
+        "Reaction-condition MC: reference vs control",
+        pairs,
+        series,
+        x_title=f"{metric}: with reference - without (paired mean, 95% bootstrap CI)",
+    )
+    return to_svg(chart, "reaction-mc")
 
 
 CAPTION = (

@@ -136,39 +136,35 @@ registry.report_parts.add("retrieval", ReportPart(figures=figures, headline=head
 
 
 def retrieval_gates(jobs: Sequence[Mapping[str, Any]]) -> str | None:
-    """Every gated retrieval metric per modality: bars coloured by the gate verdict, the value
-    and verdict written at each bar, the gate as a dashed line."""
-    from matplotlib.figure import Figure
-
-    from benchreg.core.figures import FAIL, NA, PASS, finite, gate_threshold, to_svg
+    """Every gated retrieval metric per modality: a panel per metric, bars coloured by the gate
+    verdict, the value, the verdict and the gate written at each bar."""
+    from benchreg.core.figures import FAIL, NA, PASS, finite, point, stack, vertical_bars
 
     gated: dict[str, list[tuple[str, float, str, bool | None]]] = {}
     for job in jobs:
         for name, metric in (job.get("metrics") or {}).items():
             detail = metric.get("detail") or {}
             if "gate" in detail and finite(metric.get("value")):
-                label = f"{job['task'].split('/')[-1]}\n{job.get('model', '')}"
+                label = f"{job['task'].split('/')[-1]} {job.get('model', '')}".strip()
                 gated.setdefault(name, []).append(
                     (label, metric["value"], str(detail["gate"]), detail.get("pass"))
                 )
     if not gated:
         return None
-    widest = max(len(bars) for bars in gated.values())
-    fig = Figure(figsize=(max(6.0, 1.0 + 1.1 * widest), 2.6 * len(gated)))
+    charts = []
     for k, (name, bars) in enumerate(gated.items()):
-        ax = fig.add_subplot(len(gated), 1, k + 1)
-        colors = [{True: PASS, False: FAIL}.get(b[3], NA) for b in bars]
-        ax.bar(range(len(bars)), [b[1] for b in bars], 0.6, color=colors)
-        for i, b in enumerate(bars):
-            verdict = "pass" if b[3] else "FAIL" if b[3] is False else "n/a"
-            ax.text(i, b[1] + 0.02, f"{b[1]:.2f} {verdict}", ha="center", fontsize=7)
-            threshold = gate_threshold(b[2])
-            if threshold is not None:
-                ax.hlines(threshold, i - 0.4, i + 0.4, colors="#222", linestyles="dashed", lw=1)
-        ax.set_xticks(range(len(bars)), [b[0] for b in bars], fontsize=7)
-        ax.set_xlim(-0.6, len(bars) - 0.4)
-        ax.set_ylim(0, 1.15)
-        ax.set_title(f"retrieval {name} per modality (gate {bars[0][2]}, dashed)", fontsize=9)
-        ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    return to_svg(fig)
+        values = []
+        for _label, value, gate, passed in bars:
+            verdict = "pass" if passed else "FAIL" if passed is False else "n/a"
+            color = {True: PASS, False: FAIL}.get(passed, NA)
+            values.append(point(value, text=f"{value:.2f} {verdict} ({gate})", color=color))
+        chart = vertical_bars(
+            f"retrieval-{k}",
+            f"retrieval {name} per modality (gate {bars[0][2]})",
+            [b[0] for b in bars],
+            values,
+            y_title=name,
+            value_range=(0.0, 1.0),
+        )
+        charts.append((chart, f"retrieval-{k}"))
+    return stack(charts)
