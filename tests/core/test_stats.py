@@ -42,9 +42,22 @@ def test_wilcoxon_all_zero_is_one() -> None:
 def test_exact_binomial_tests_agree_with_scipy_binomtest() -> None:
     from scipy.stats import binomtest
 
-    for b, c in [(0, 0), (6, 0), (3, 3), (5, 2), (0, 1), (100, 37), (999, 1001)]:
+    cases = [(0, 0), (6, 0), (3, 3), (5, 2), (0, 1), (100, 37), (999, 1001), (1200, 790)]
+    for b, c in [*cases, (1500, 1400), (40, 2)]:  # 2,900 trials: past the summed tails
         want = binomtest(min(b, c), b + c, 0.5).pvalue if b + c else 1.0
         assert mcnemar_exact(b, c) == pytest.approx(want, rel=1e-10)
-    for k, n, p in [(10, 10, 0.25), (0, 5, 0.3), (3, 10, 0.2), (10, 10, 1.0), (7, 40, 0.1)]:
-        want = binomtest(k, n, p, alternative="greater").pvalue
+    for k, n, p in [
+        (10, 10, 0.25),
+        (0, 5, 0.3),
+        (3, 10, 0.2),
+        (10, 10, 1.0),
+        (7, 40, 0.1),
+        (11, 12, 0.5),
+        (120, 400, 0.25),
+        (1, 1999, 0.001),
+        (900, 2000, 0.5),
+        (260, 2500, 0.1),
+        (5, 3, 0.5),
+    ]:
+        want = binomtest(k, n, p, alternative="greater").pvalue if k <= n else 0.0
         assert binomial_greater(k, n, p) == pytest.approx(want, rel=1e-10)
