@@ -76,6 +76,7 @@ class BenchregSweeper(BasicSweeper):
 
     _launch_config: Any = None  # the config the launcher composes jobs from (not redacted)
     _composed: dict[tuple[str, ...], Any] | None = None
+    _cache: Any = None  # the ComposeCache of this sweep
 
     def _share_compositions(self) -> bool:
         """With the in-process launcher, a job config composed by :meth:`_compose_error` is
@@ -92,14 +93,16 @@ class BenchregSweeper(BasicSweeper):
         from hydra_plugins.benchreg_sweeper.compose import ComposeCache
 
         loader = self.hydra_context.config_loader
-        compose = ComposeCache(loader, loader.load_sweep_config)
+        self._cache = compose = ComposeCache(loader, loader.load_sweep_config)
         self._composed = composed = {}
 
         def load_sweep_config(master_config: Any, sweep_overrides: list[str]) -> Any:
+            # in place: both in-process launchers copy what they keep of a job's config before
+            # the next one is composed (ComposeCache)
             key = tuple(sweep_overrides)
             if master_config is self._launch_config and key in composed:
                 return composed.pop(key)
-            return compose(master_config, sweep_overrides)
+            return compose(master_config, sweep_overrides, in_place=True)
 
         loader.load_sweep_config = load_sweep_config  # type: ignore[method-assign]
         return True
@@ -148,8 +151,8 @@ class BenchregSweeper(BasicSweeper):
         except Exception as exc:
             error = reword(exc)
             return error.message if error is not None else f"{type(exc).__name__}: {exc}"
-        if self._composed is not None:
-            self._composed[tuple(overrides)] = composed
+        if self._composed is not None and not (self._cache is not None and self._cache.shared):
+            self._composed[tuple(overrides)] = composed  # a template is derived again at launch
         return None
 
     def validate_batch_is_legal(self, batch: Sequence[Sequence[str]]) -> None:

@@ -9,6 +9,12 @@ with its own plain values applied, `hydra.overrides.task` and `hydra.job.overrid
 rewritten as Hydra writes them. Anything else (a config group, a Hydra key, `+`/`~`/`++`, a
 dict or list value, a value the copy cannot take) is composed by Hydra as before. The result is
 the same config a full composition gives (tests/app/test_sweeper.py compares them).
+
+``in_place=True`` (what the in-process launchers ask for) hands out the template itself, its
+plain values all set again for this job: a config that the launcher's ``run_job`` only reads and
+copies (the ``hydra`` node for :class:`HydraConfig`, the rest for the task function) before the
+next job is derived, so that each job costs one copy of its config instead of two. Such a config
+must not be kept: :attr:`ComposeCache.shared` says when the last one was.
 """
 
 from __future__ import annotations
@@ -36,8 +42,12 @@ class ComposeCache:
         self._templates: dict[Any, _Template] = {}
         self.composed = 0  # full Hydra compositions (for tests)
         self.copied = 0  # configs built from a template
+        self.shared = False  # whether the last config handed out was a template (in place)
 
-    def __call__(self, master: DictConfig, overrides: list[str]) -> DictConfig:
+    def __call__(
+        self, master: DictConfig, overrides: list[str], *, in_place: bool = False
+    ) -> DictConfig:
+        self.shared = False
         try:
             parsed = self.parser.parse_overrides(overrides)
         except Exception:
@@ -45,10 +55,15 @@ class ComposeCache:
         key = (id(master), _shape(parsed))
         template = self._templates.get(key)
         if template is not None and template.master is master:
-            cfg = template.derive(parsed)
+            try:
+                cfg = template.derive(parsed, in_place=in_place)
+            except _Spoiled:
+                del self._templates[key]  # half-set in place: composed again below
+                template, cfg = None, None
             if cfg is not None:
                 OmegaConf.copy_cache(from_config=master, to_config=cfg)
                 self.copied += 1
+                self.shared = cfg is template.cfg
                 return cfg
         cfg = self._full(master, overrides)
         if template is None or template.master is not master:
@@ -93,6 +108,18 @@ def _maybe_plain(o: Override) -> bool:
     )
 
 
+RUN_KEYS = ("hydra.job.id", "hydra.job.num", "hydra.runtime.output_dir")
+
+
+def _node_copy(cfg: DictConfig, key: str) -> Any:
+    parent, _, leaf = key.rpartition(".")
+    return copy.deepcopy(OmegaConf.select(cfg, parent)._get_node(leaf))
+
+
+class _Spoiled(Exception):
+    """Setting a job's values on the template itself failed part-way: the template is lost."""
+
+
 class _Template:
     def __init__(
         self, master: DictConfig, parsed: list[Override], cfg: DictConfig, groups: set[str]
@@ -102,6 +129,10 @@ class _Template:
         self.cfg = cfg  # pristine: never handed out
         self.keys = [o.key_or_group for o in parsed]
         self.groups = groups
+        # HydraConfig.set_config marks the job's `hydra` node read-only, and the launcher and
+        # run_job set these keys on the job they run: undone in place
+        self.hydra_readonly = cfg.hydra._get_node_flag("readonly")
+        self.run_keys = {key: _node_copy(cfg, key) for key in RUN_KEYS}
 
     def _independent(self, key: str) -> bool:
         """Whether ``key`` is set once and by no override inside or around it (`run=...` and
@@ -110,8 +141,11 @@ class _Template:
             other.startswith(key + ".") or key.startswith(other + ".") for other in self.keys
         )
 
-    def derive(self, parsed: list[Override]) -> DictConfig | None:
-        """The template with the job's plain values, or None when Hydra must compose it."""
+    def derive(self, parsed: list[Override], *, in_place: bool = False) -> DictConfig | None:
+        """The template with the job's plain values, or None when Hydra must compose it.
+        ``in_place``: the template itself, every plain value set again (each earlier job set
+        its own), when every plain value can be set again; else a copy. Raises
+        :class:`_Spoiled` when setting them in place failed part-way."""
         changed = [o for o, line in zip(parsed, self.lines, strict=True) if o.input_line != line]
         if any(
             o.key_or_group in self.groups or not self._independent(o.key_or_group) for o in changed
@@ -121,11 +155,23 @@ class _Template:
             node = OmegaConf.select(self.cfg, o.key_or_group, throw_on_missing=False)
             if OmegaConf.is_config(node):  # a container replaced by a value: Hydra's business
                 return None
-        cfg = copy.deepcopy(self.cfg)
-        try:
-            ConfigLoaderImpl._apply_overrides_to_config(changed, cfg)
-        except Exception:
-            return None  # Hydra composes it and reports the error its own way
+        plain = [o for o in parsed if _maybe_plain(o) and o.key_or_group not in self.groups]
+        if in_place and all(self._independent(o.key_or_group) for o in plain):
+            OmegaConf.set_readonly(self.cfg.hydra, self.hydra_readonly)
+            with open_dict(self.cfg):
+                for key, node in self.run_keys.items():
+                    OmegaConf.update(self.cfg, key, copy.deepcopy(node), merge=False)
+            try:
+                ConfigLoaderImpl._apply_overrides_to_config(plain, self.cfg)
+            except Exception as exc:
+                raise _Spoiled from exc
+            cfg = self.cfg
+        else:
+            cfg = copy.deepcopy(self.cfg)
+            try:
+                ConfigLoaderImpl._apply_overrides_to_config(changed, cfg)
+            except Exception:
+                return None  # Hydra composes it and reports the error its own way
         app = [o for o in parsed if not o.is_hydra_override()]
         dirname = cfg.hydra.job.config.override_dirname
         with open_dict(cfg.hydra):
