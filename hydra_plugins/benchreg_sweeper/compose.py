@@ -143,9 +143,9 @@ class _Template:
 
     def derive(self, parsed: list[Override], *, in_place: bool = False) -> DictConfig | None:
         """The template with the job's plain values, or None when Hydra must compose it.
-        ``in_place``: the template itself, every plain value set again (each earlier job set
-        its own), when every plain value can be set again; else a copy. Raises
-        :class:`_Spoiled` when setting them in place failed part-way."""
+        ``in_place``: the template itself, with every value a job may change set again (an
+        earlier job may have set its own); else a copy. Raises :class:`_Spoiled` when setting
+        them in place failed part-way."""
         changed = [o for o, line in zip(parsed, self.lines, strict=True) if o.input_line != line]
         if any(
             o.key_or_group in self.groups or not self._independent(o.key_or_group) for o in changed
@@ -155,14 +155,22 @@ class _Template:
             node = OmegaConf.select(self.cfg, o.key_or_group, throw_on_missing=False)
             if OmegaConf.is_config(node):  # a container replaced by a value: Hydra's business
                 return None
-        plain = [o for o in parsed if _maybe_plain(o) and o.key_or_group not in self.groups]
-        if in_place and all(self._independent(o.key_or_group) for o in plain):
+        # in place, every value a job may change is set again (an earlier job may have changed
+        # it); the others (a group, a key inside or around another) are as composed
+        settable = [
+            o
+            for o in parsed
+            if _maybe_plain(o)
+            and o.key_or_group not in self.groups
+            and self._independent(o.key_or_group)
+        ]
+        if in_place:
             OmegaConf.set_readonly(self.cfg.hydra, self.hydra_readonly)
             with open_dict(self.cfg):
                 for key, node in self.run_keys.items():
                     OmegaConf.update(self.cfg, key, copy.deepcopy(node), merge=False)
             try:
-                ConfigLoaderImpl._apply_overrides_to_config(plain, self.cfg)
+                ConfigLoaderImpl._apply_overrides_to_config(settable, self.cfg)
             except Exception as exc:
                 raise _Spoiled from exc
             cfg = self.cfg

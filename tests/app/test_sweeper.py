@@ -112,40 +112,6 @@ def test_derived_job_configs_equal_a_fresh_composition() -> None:
     assert cache.copied == 5 and cache.composed == len(JOBS) - 5
 
 
-IN_PLACE_JOBS = [
-    *JOBS[:4],
-    ["task=molp2s/gap", "view=correct"],  # both values back to the template's own lines
-    ["task=molp2s/dipole", "view=correct"],  # the task changed again, the view as composed
-    *JOBS[4:],
-]
-
-
-def test_in_place_each_job_equals_a_fresh_composition_after_the_ones_before_it() -> None:
-    """What the in-process launchers get: the template itself, run (made read-only, numbered,
-    its output folder set) before the next job is derived from it; every job still equals its
-    own fresh composition, a value an earlier job changed set back included."""
-    from hydra.core.hydra_config import HydraConfig
-    from omegaconf import OmegaConf, open_dict, read_write
-
-    from hydra_plugins.benchreg_sweeper.compose import ComposeCache
-
-    loader, master = _loader_and_master("run.overwrite=true")
-    cache = ComposeCache(loader, loader.load_sweep_config)
-    shared = 0
-    for idx, job in enumerate(IN_PLACE_JOBS):
-        derived = cache(master, list(job), in_place=True)
-        shared += cache.shared
-        fresh = loader.load_sweep_config(master, list(job))
-        assert _plain(derived) == _plain(fresh), job
-        assert not OmegaConf.is_readonly(derived.hydra)
-        with open_dict(derived):  # what the launcher and run_job do to the job it runs
-            derived.hydra.job.id = derived.hydra.job.num = idx
-        HydraConfig.instance().set_config(derived)
-        with read_write(derived.hydra.runtime), open_dict(derived.hydra.runtime):
-            derived.hydra.runtime.output_dir = f"/out/{idx}"
-    assert shared == cache.copied == 7
-
-
 def test_a_derived_config_is_a_copy_never_the_template() -> None:
     from omegaconf import OmegaConf
 
@@ -186,6 +152,43 @@ NESTED_JOBS = [
     ["task=molp2s/dipole", "model=predictions", "model.path=b.jsonl", "run.limit=3"],  # nested
     ["task=molp2s/gap", "model=predictions", "model.path=a.jsonl", "run.limit=4"],  # derived
 ]
+
+
+IN_PLACE_JOBS = [
+    *JOBS[:4],
+    ["task=molp2s/gap", "view=correct"],  # both values back to the template's own lines
+    ["task=molp2s/dipole", "view=correct"],  # the task changed again, the view as composed
+    *JOBS[4:],
+]
+
+
+@pytest.mark.parametrize(("jobs", "derived"), [(IN_PLACE_JOBS, 7), (NESTED_JOBS, 2)])
+def test_in_place_each_job_equals_a_fresh_composition_after_the_ones_before_it(
+    jobs: list[list[str]], derived: int
+) -> None:
+    """What the in-process launchers get: the template itself, run (made read-only, numbered,
+    its output folder set) before the next job is derived from it; every job still equals its
+    own fresh composition, a value an earlier job changed set back included."""
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import OmegaConf, open_dict, read_write
+
+    from hydra_plugins.benchreg_sweeper.compose import ComposeCache
+
+    loader, master = _loader_and_master("run.overwrite=true")
+    cache = ComposeCache(loader, loader.load_sweep_config)
+    shared = 0
+    for idx, job in enumerate(jobs):
+        config = cache(master, list(job), in_place=True)
+        shared += cache.shared
+        fresh = loader.load_sweep_config(master, list(job))
+        assert _plain(config) == _plain(fresh), job
+        assert not OmegaConf.is_readonly(config.hydra)
+        with open_dict(config):  # what the launcher and run_job do to the job it runs
+            config.hydra.job.id = config.hydra.job.num = idx
+        HydraConfig.instance().set_config(config)
+        with read_write(config.hydra.runtime), open_dict(config.hydra.runtime):
+            config.hydra.runtime.output_dir = f"/out/{idx}"
+    assert shared == cache.copied == derived
 
 
 def test_a_value_beside_a_group_and_its_keys_is_derived() -> None:
