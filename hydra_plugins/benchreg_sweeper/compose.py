@@ -10,11 +10,11 @@ rewritten as Hydra writes them. Anything else (a config group, a Hydra key, `+`/
 dict or list value, a value the copy cannot take) is composed by Hydra as before. The result is
 the same config a full composition gives (tests/app/test_sweeper.py compares them).
 
-``in_place=True`` (what the in-process launchers ask for) hands out the template itself, its
-plain values all set again for this job: a config that the launcher's ``run_job`` only reads and
-copies (the ``hydra`` node for :class:`HydraConfig`, the rest for the task function) before the
-next job is derived, so that each job costs one copy of its config instead of two. Such a config
-must not be kept: :attr:`ComposeCache.shared` says when the last one was.
+``in_place=True`` (what the in-process launchers ask for) hands out the template itself, every
+value a job may change set again for this job: a config that the launcher's ``run_job`` only
+reads and copies (the ``hydra`` node for :class:`HydraConfig`, the rest for the task function)
+before the next job is derived, so that each job costs one copy of its config instead of two.
+Such a config must not be kept: :attr:`ComposeCache.shared` says when the last one was.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ class _Template:
     ) -> None:
         self.master = master
         self.lines = [o.input_line for o in parsed]
-        self.cfg = cfg  # pristine: never handed out
+        self.cfg = cfg  # composed for the first job of this shape; in place, the last job's
         self.keys = [o.key_or_group for o in parsed]
         self.groups = groups
         # HydraConfig.set_config marks the job's `hydra` node read-only, and the launcher and
@@ -155,7 +155,7 @@ class _Template:
             node = OmegaConf.select(self.cfg, o.key_or_group, throw_on_missing=False)
             if OmegaConf.is_config(node):  # a container replaced by a value: Hydra's business
                 return None
-        # in place, every value a job may change is set again (an earlier job may have changed
+        # every value a job may change is set again (in place, an earlier job may have changed
         # it); the others (a group, a key inside or around another) are as composed
         settable = [
             o
@@ -164,22 +164,17 @@ class _Template:
             and o.key_or_group not in self.groups
             and self._independent(o.key_or_group)
         ]
-        if in_place:
-            OmegaConf.set_readonly(self.cfg.hydra, self.hydra_readonly)
-            with open_dict(self.cfg):
-                for key, node in self.run_keys.items():
-                    OmegaConf.update(self.cfg, key, copy.deepcopy(node), merge=False)
-            try:
-                ConfigLoaderImpl._apply_overrides_to_config(settable, self.cfg)
-            except Exception as exc:
+        cfg = self.cfg if in_place else copy.deepcopy(self.cfg)
+        OmegaConf.set_readonly(cfg.hydra, self.hydra_readonly)
+        with open_dict(cfg):
+            for key, node in self.run_keys.items():
+                OmegaConf.update(cfg, key, copy.deepcopy(node), merge=False)
+        try:
+            ConfigLoaderImpl._apply_overrides_to_config(settable, cfg)
+        except Exception as exc:
+            if in_place:
                 raise _Spoiled from exc
-            cfg = self.cfg
-        else:
-            cfg = copy.deepcopy(self.cfg)
-            try:
-                ConfigLoaderImpl._apply_overrides_to_config(changed, cfg)
-            except Exception:
-                return None  # Hydra composes it and reports the error its own way
+            return None  # Hydra composes it and reports the error its own way
         app = [o for o in parsed if not o.is_hydra_override()]
         dirname = cfg.hydra.job.config.override_dirname
         with open_dict(cfg.hydra):
