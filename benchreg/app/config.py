@@ -97,9 +97,7 @@ def with_family_groups(argv: list[str]) -> list[str]:
 def bound_task(cfg: DictConfig, searchpath: Iterable[str] = ()) -> Task:
     """Compose, validate and bind the selected entry; errors point at the entry file (or its
     base)."""
-    from benchreg.core.task import load_task
-
-    task = load_task(task_name(cfg), searchpath_folders(searchpath))
+    task = _entry_task(task_name(cfg), tuple(searchpath_folders(searchpath)))
     overrides = app_settings(cfg).loader_params
     if not overrides:
         return task
@@ -108,6 +106,35 @@ def bound_task(cfg: DictConfig, searchpath: Iterable[str] = ()) -> Task:
         return task.evolve(loader={"name": task.loader.name, "params": params})
     except BenchregError as exc:
         raise BenchregError(exc.what, where=f"override {LOADER_PARAMS}", fix=exc.fix) from None
+
+
+_BOUND: dict[tuple[str, tuple[Path, ...]], tuple[Task, tuple[Any, ...]]] = {}
+
+
+def _entry_task(name: str, folders: tuple[Path, ...]) -> Task:
+    """:func:`~benchreg.core.task.load_task`, bound once per process while none of the entry's
+    files changed (the jobs of a sweep that differ in `view=` or `model=` share it)."""
+    from benchreg.core.entries import task_folders
+    from benchreg.core.task import load_task
+
+    key = (name, tuple(task_folders(folders)))  # BENCHREG_TASKS_PATH and the built-in folder too
+    kept = _BOUND.get(key)
+    if kept is not None and kept[1] == _files_state(kept[0].sources):
+        return kept[0]
+    task = load_task(name, folders)
+    _BOUND[key] = (task, _files_state(task.sources))
+    return task
+
+
+def _files_state(paths: Iterable[Path]) -> tuple[Any, ...]:
+    out = []
+    for path in paths:
+        try:
+            st = path.stat()
+        except OSError:
+            return (None,)  # a file gone: never equal to a state read before
+        out.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
+    return tuple(out)
 
 
 def mode(cfg: DictConfig) -> str:

@@ -83,6 +83,19 @@ def test_user_folder_in_env_var(app_config, user_folder, monkeypatch) -> None:
     assert bound_task(app_config("task=mine/my_gap")).data == ["data/gap"]
 
 
+def test_an_entry_is_bound_once_until_one_of_its_files_changes(app_config, user_folder) -> None:
+    root = user_folder()
+    cfg = app_config("task=mine/my_gap")
+    searchpath = [f"file://{root}"]
+    first = bound_task(cfg, searchpath)
+    assert bound_task(cfg, searchpath) is first  # the jobs of a sweep share it
+    entry = root / "tasks" / "mine" / "my_gap.yaml"
+    entry.write_text(entry.read_text("utf-8").replace("data/gap", "data/gap2"), "utf-8")
+    changed = bound_task(cfg, searchpath)
+    assert changed is not first and changed.data == ["data/gap2"]
+    assert bound_task(app_config("task=molp2s/gap")).name == "molp2s/gap"  # its own entry
+
+
 def test_searchpath_folders_keep_only_file_entries(tmp_path: Path) -> None:
     folders = searchpath_folders([f"file://{tmp_path}", "pkg://somewhere.conf"])
     assert folders == [tmp_path.resolve()]
