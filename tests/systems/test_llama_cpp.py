@@ -180,16 +180,25 @@ def _rendered_against_the_server(cfg: dict[str, Any], stop: str) -> tuple[Any, s
 
     async def go() -> tuple[Any, str, int, str, Any]:
         await system.preflight()
+        request = Request(Sample("s1", {}, 0), messages)
         try:
-            [answer] = await system.predict([Request(Sample("s1", {}, 0), messages)])
-            fmt = system.prompt_format
-            prompt = fmt.rendered(
-                fmt.adapt([{"role": m.role, "content": m.content} for m in messages])
-            )
+            await system.predict([request])  # starts the server
             root = system.server.base_url.removesuffix("/v1")
-            gen = {k: cfg[k] for k in ("temperature", "max_tokens", "seed")}
+            # The server reuses the cached start of the last prompt, and a prompt evaluated from
+            # a later position can differ in the last digits of its logits: each of the two
+            # answers compared comes after the same unrelated one-token request, so both are
+            # evaluated from the first token.
+            other = {"prompt": "0", "max_tokens": 1, "temperature": 0.0}
             async with httpx.AsyncClient(base_url=root, timeout=120) as http:
+                await http.post("/v1/completions", json=other)
+                [answer] = await system.predict([request])
+                fmt = system.prompt_format
+                prompt = fmt.rendered(
+                    fmt.adapt([{"role": m.role, "content": m.content} for m in messages])
+                )
+                gen = {k: cfg[k] for k in ("temperature", "max_tokens", "seed")}
                 count = (await http.post("/extras/tokenize/count", json={"input": prompt})).json()
+                await http.post("/v1/completions", json=other)
                 body = {"prompt": prompt, **gen, "stop": [stop]}
                 raw = (await http.post("/v1/completions", json=body)).json()
             return answer, prompt, count["count"], raw["choices"][0]["text"], system.report()
