@@ -93,6 +93,8 @@ def horizontal_bars(
     each row (None: no bar), values written at the bars. ``legend``: shown when there are several
     series unless told."""
     legend = len(series) > 1 if legend is None else legend
+    if value_range is None:  # pygal's own range leaves the CIs out: a whisker would be cut
+        value_range = _span([v for _, values in series for v in values if v is not None])
     bar_height = 13
     rows = len(labels) * (len(series) * bar_height + 10)
     legend_rows = math.ceil(len(series) / 3) if legend else 0
@@ -117,6 +119,20 @@ def horizontal_bars(
     for series_name, values in series:
         chart.add(series_name, list(reversed(list(values))))
     return chart
+
+
+def _span(points: Sequence[dict[str, Any]]) -> tuple[float, float] | None:
+    """From 0 to the farthest bar end or CI bound on each side, with a little room."""
+    ends = [0.0]
+    for p in points:
+        ends.append(float(p["value"]))
+        if "ci" in p:
+            ends += [p["ci"]["low"], p["ci"]["high"]]
+    low, high = min(ends), max(ends)
+    if high == low:
+        return None
+    pad = 0.04 * (high - low)
+    return (low - pad if low < 0 else low, high + pad)
 
 
 def vertical_bars(

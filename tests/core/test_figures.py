@@ -135,3 +135,12 @@ def test_reaction_mc_writes_n_and_p_at_each_bar() -> None:
     assert svg is not None
     assert printed(svg) == ["+0.125 (n=40, p=0.0312)"]
     assert reaction_mc_gain({"systems": {}}) is None
+
+
+def test_a_chart_without_a_set_range_holds_every_ci_whisker() -> None:
+    low, high = figures._span(
+        [figures.point(0.04, [-0.11, 0.19]), figures.point(0.22, [0.0, 0.43])]
+    )
+    assert low < -0.11 and high > 0.43
+    assert figures._span([figures.point(0.5)]) == (0.0, 0.52)  # from 0, a little room
+    assert figures._span([figures.point(0.0)]) is None  # nothing to span: pygal's own
