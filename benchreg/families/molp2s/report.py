@@ -176,7 +176,7 @@ def molp2s_views(analysis: Mapping[str, Any]) -> str | None:
 
 
 CAPTION = (
-    "MolP2S accuracy per property, one panel per view (Wilson 95% CI; the value at each bar), "
+    "MolP2S accuracy per property, a bar per view (Wilson 95% CI; the value at each bar), "
     "with the use-claim verdict beside each property (analysis_molp2s_views.json)"
 )
 figures = analysis_figure(ANALYSIS, "molp2s_analysis", molp2s_views, CAPTION)

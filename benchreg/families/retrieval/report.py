@@ -19,7 +19,10 @@ NBSP = "\u00a0"  # keeps a CI on one line when a narrow terminal wraps the cell
 
 def figures(data: ReportInput) -> list[ReportFigure]:
     svg = retrieval_gates(data.records) if data.records else None
-    caption = "Retrieval: gated metrics per modality (green pass, red fail, dashed line the gate)"
+    caption = (
+        "Retrieval: gated metrics per modality (green pass, red fail, grey not testable; "
+        "the gate at each bar)"
+    )
     return [ReportFigure("retrieval_gates", svg, caption)] if svg else []
 
 
