@@ -108,37 +108,20 @@ def job_states(sweep_dir: Path) -> list[JobState]:
 
 def done_jobs(sweep_dir: Path) -> int:
     """How many jobs of :func:`job_states` are `ok` or `failed`, with one directory listing per
-    job folder whose entries changed since it was last looked at (the sweep counts them at the
-    start of every job: without that, a sweep of N jobs read N^2/2 metrics files)."""
+    job folder (the sweep counts them at the start of every job)."""
     done = 0
     with os.scandir(sweep_dir) as entries:
         for entry in entries:
             if entry.name.startswith(".") or entry.name in NOT_JOB_FOLDERS or not entry.is_dir():
                 continue
             try:
-                # a file written, renamed in or removed changes the folder's mtime
-                key = (entry.path, entry.stat().st_mtime_ns)
+                names = set(os.listdir(entry.path))
             except OSError:
                 continue
-            if key in _DONE or _job_done(entry.path):
-                _DONE.add(key)
-                done += 1
+            failed = ERROR_FILE in names
+            ok = not failed and METRICS_FILE in names and not run_is_incomplete(Path(entry.path))
+            done += failed or ok
     return done
-
-
-# (job folder, its mtime) found done; a folder not done is looked at again every time, so that a
-# write within the file system's timestamp tick cannot leave it counted as not done
-_DONE: set[tuple[str, int]] = set()
-
-
-def _job_done(folder: str) -> bool:
-    try:
-        names = set(os.listdir(folder))
-    except OSError:
-        return False
-    if ERROR_FILE in names:
-        return True
-    return METRICS_FILE in names and not run_is_incomplete(Path(folder))
 
 
 def _job_folder(path: Path) -> bool:
