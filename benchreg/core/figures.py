@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -52,13 +51,6 @@ def finite(x: Any) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def error_bar(value: float, ci: Sequence[float] | None) -> tuple[float, float]:
-    """(below, above): how far the 95% CI reaches on each side of ``value`` (0 where unknown)."""
-    if not ci or not all(finite(c) for c in ci):
-        return (0.0, 0.0)
-    return (max(0.0, value - ci[0]), max(0.0, ci[1] - value))
-
-
 def point(
     value: float,
     ci: Sequence[float] | None = None,
@@ -79,7 +71,6 @@ def point(
 
 
 def horizontal_bars(
-    name: str,
     title: str,
     labels: Sequence[str],
     series: Sequence[tuple[str, Sequence[dict[str, Any] | None]]],
@@ -99,7 +90,7 @@ def horizontal_bars(
     rows = len(labels) * (len(series) * bar_height + 10)
     legend_rows = math.ceil(len(series) / 3) if legend else 0
     chart = pygal.HorizontalBar(
-        **_config(name, title),
+        **_config(title),
         height=110 + rows + LEGEND_ROW * legend_rows + (20 if x_title else 0),
         show_legend=legend,
         legend_at_bottom=True,
@@ -136,7 +127,6 @@ def _span(points: Sequence[dict[str, Any]]) -> tuple[float, float] | None:
 
 
 def vertical_bars(
-    name: str,
     title: str,
     labels: Sequence[str],
     values: Sequence[dict[str, Any] | None],
@@ -145,30 +135,23 @@ def vertical_bars(
     value_range: tuple[float, float] | None = None,
 ) -> pygal.Bar:
     """A vertical bar chart of one series: one bar per label, values written at the bars."""
-    return _filled(
-        pygal.Bar(
-            **_config(name, title),
-            height=300,
-            show_legend=False,
-            y_title=y_title or None,
-            range=value_range,
-            include_x_axis=True,
-            print_values=True,
-            print_values_position="top",
-            value_formatter=lambda v: f"{v:.2f}",
-        ),
-        labels,
-        values,
+    chart = pygal.Bar(
+        **_config(title),
+        height=300,
+        show_legend=False,
+        y_title=y_title or None,
+        range=value_range,
+        include_x_axis=True,
+        print_values=True,
+        print_values_position="top",
+        value_formatter=lambda v: f"{v:.2f}",
     )
-
-
-def _filled(chart: Any, labels: Sequence[str], values: Sequence[dict[str, Any] | None]) -> Any:
     chart.x_labels = list(labels)
     chart.add("", list(values))
     return chart
 
 
-def _config(name: str, title: str) -> dict[str, Any]:
+def _config(title: str) -> dict[str, Any]:
     return {
         "style": STYLE,
         "width": WIDTH,
@@ -207,24 +190,17 @@ def to_svg(chart: Any, name: str) -> str:
     return XML_DECLARATION + rendered(chart, name)
 
 
-_SIZE = re.compile(r'<svg[^>]*?\swidth="(\d+(?:\.\d+)?)"[^>]*?\sheight="(\d+(?:\.\d+)?)"')
-
-
 def stack(charts: Sequence[tuple[Any, str]]) -> str:
     """Several charts (each with its name) one below the other, as one SVG file's text."""
-    parts, y, width = [], 0.0, 0.0
+    parts, y = [], 0
     for chart, name in charts:
-        svg = rendered(chart, name)
-        size = _SIZE.search(svg)
-        assert size is not None, "pygal writes width and height when explicit_size is set"
-        w, h = float(size.group(1)), float(size.group(2))
-        parts.append(svg.replace("<svg", f'<svg y="{y:g}"', 1))
-        y += h
-        width = max(width, w)
+        parts.append(rendered(chart, name).replace("<svg", f'<svg y="{y}"', 1))
+        y += chart.config.height
+    width = max(chart.config.width for chart, _ in charts)
     return (
         XML_DECLARATION
-        + f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{y:g}" '
-        + f'viewBox="0 0 {width:g} {y:g}">'
+        + f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{y}" '
+        + f'viewBox="0 0 {width} {y}">'
         + "".join(parts)
         + "</svg>"
     )
@@ -252,7 +228,6 @@ def primary_metric(rows: Sequence[Mapping[str, Any]], title: str) -> str | None:
             values.append(point(r["value"], r.get("ci95"), text=text))
         series.append((model, values))
     chart = horizontal_bars(
-        "primary",
         f"{title}: {models[0]}" if len(models) == 1 else title,
         labels,
         series,
@@ -278,7 +253,6 @@ def paired_differences(rows: Sequence[Mapping[str, Any]], title: str, xlabel: st
         for r in rows
     ]
     chart = horizontal_bars(
-        "differences",
         title,
         [str(r["label"]) for r in rows],
         [("difference", values)],

@@ -84,8 +84,8 @@ def test_paired_differences_marks_the_significant_red() -> None:
 
 
 def test_stack_puts_panels_one_below_the_other() -> None:
-    one = figures.horizontal_bars("a", "A", ["x"], [("s", [figures.point(0.5)])])
-    two = figures.horizontal_bars("b", "B", ["x", "y"], [("s", [figures.point(0.5), None])])
+    one = figures.horizontal_bars("A", ["x"], [("s", [figures.point(0.5)])])
+    two = figures.horizontal_bars("B", ["x", "y"], [("s", [figures.point(0.5), None])])
     svg = figures.stack([(one, "a"), (two, "b")])
     root = parsed(svg)
     inner = [el for el in root if el.tag == f"{SVG}svg"]

@@ -146,7 +146,6 @@ def cblue_tasks(analysis: Mapping[str, Any]) -> str | None:
         ]
         title = f"PromptCBLUE: {group.get('model')} view={group.get('view')}"
         chart = horizontal_bars(
-            f"cblue-{k}",
             title,
             labels,
             [("score", bars)],

@@ -163,7 +163,6 @@ def molp2s_views(analysis: Mapping[str, Any]) -> str | None:
             series.append((view, values))
         title = "MolP2S accuracy by view (Wilson 95% CI), use-claim verdict beside each property"
         chart = horizontal_bars(
-            f"molp2s-{p}",
             f"{title}: {model}",
             labels,
             series,

@@ -127,7 +127,6 @@ def reaction_mc_gain(analysis: Mapping[str, Any]) -> str | None:
         series.append((system, values))
     metric = analysis.get("metric", "score")
     chart = horizontal_bars(
-        "reaction-mc",
         "Reaction-condition MC: reference vs control",
         pairs,
         series,

@@ -162,7 +162,6 @@ def retrieval_gates(jobs: Sequence[Mapping[str, Any]]) -> str | None:
             color = {True: PASS, False: FAIL}.get(passed, NA)
             values.append(point(value, text=f"{value:.2f} {verdict} ({gate})", color=color))
         chart = vertical_bars(
-            f"retrieval-{k}",
             f"retrieval {name} per modality (gate {bars[0][2]})",
             [b[0] for b in bars],
             values,
