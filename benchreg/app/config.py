@@ -7,6 +7,7 @@ and binds it. Hydra composes only the app config (model, roots, run options).
 from __future__ import annotations
 
 import difflib
+import time
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
@@ -119,20 +120,29 @@ def _entry_task(name: str, folders: tuple[Path, ...]) -> Task:
 
     key = (name, tuple(task_folders(folders)))  # BENCHREG_TASKS_PATH and the built-in folder too
     kept = _BOUND.get(key)
-    if kept is not None and kept[1] == _files_state(kept[0].sources):
+    if kept is not None and _files_state(kept[0].sources) == kept[1]:
         return kept[0]
     task = load_task(name, folders)
-    _BOUND[key] = (task, _files_state(task.sources))
+    state = _files_state(task.sources)
+    if state is not None:
+        _BOUND[key] = (task, state)
     return task
 
 
-def _files_state(paths: Iterable[Path]) -> tuple[Any, ...]:
+def _files_state(paths: Iterable[Path]) -> tuple[Any, ...] | None:
+    """Each file's (path, mtime, size, inode); None when one is gone or was changed too recently
+    for its mtime to tell a later change apart (core.io's rule for racy timestamps)."""
+    from benchreg.core.io import RACY_NS
+
     out = []
+    now = time.time_ns()
     for path in paths:
         try:
             st = path.stat()
         except OSError:
-            return (None,)  # a file gone: never equal to a state read before
+            return None
+        if now - st.st_mtime_ns <= RACY_NS:
+            return None
         out.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
     return tuple(out)
 

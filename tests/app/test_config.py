@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -87,9 +89,13 @@ def test_an_entry_is_bound_once_until_one_of_its_files_changes(app_config, user_
     root = user_folder()
     cfg = app_config("task=mine/my_gap")
     searchpath = [f"file://{root}"]
+    entry = root / "tasks" / "mine" / "my_gap.yaml"
+    fresh = bound_task(cfg, searchpath)
+    assert bound_task(cfg, searchpath) is not fresh  # just written: its mtime cannot tell yet
+    written_long_ago = time.time() - 60
+    os.utime(entry, (written_long_ago, written_long_ago))
     first = bound_task(cfg, searchpath)
     assert bound_task(cfg, searchpath) is first  # the jobs of a sweep share it
-    entry = root / "tasks" / "mine" / "my_gap.yaml"
     entry.write_text(entry.read_text("utf-8").replace("data/gap", "data/gap2"), "utf-8")
     changed = bound_task(cfg, searchpath)
     assert changed is not first and changed.data == ["data/gap2"]
