@@ -13,7 +13,15 @@ import threading
 SUBCOMMANDS = ("analyze", "tasks", "report", "compare", "view", "import")
 
 
+# Set before numpy loads OpenBLAS: benchreg's matrix products are small (a bootstrap's resample
+# counts times a few columns); OpenBLAS's extra threads spin between them and took more time than
+# they saved (PromptCBLUE 80k sweep: 7.6 s with one thread, 8.5 s with two, 2 cores), and more
+# with the sweep's processes competing for the cores. An explicit setting is kept.
+BLAS_THREADS = "1"
+
+
 def main() -> None:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", BLAS_THREADS)
     args = sys.argv[1:]
     if args[:1] == ["--version"]:
         from benchreg import __version__

@@ -12,6 +12,10 @@ from benchreg.core import registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.system import PerSampleSystem, PredictionSetSystem, SystemContext
 
+# the systems registered here: answers from the run's inputs alone (no server, no requests), so
+# a sweep of them is CPU-bound work that may run in parallel processes (hydra.sweeper.workers)
+OFFLINE_SYSTEMS = frozenset({"predictions", "baseline", "random"})
+
 
 @registry.systems.register("predictions")
 def predictions_system(cfg: Mapping[str, Any], ctx: SystemContext) -> PredictionSetSystem:

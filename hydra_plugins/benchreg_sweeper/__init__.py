@@ -20,10 +20,23 @@ from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Glob
 
+from hydra_plugins.benchreg_sweeper.settings import BenchregSweeperConf
+
+__all__ = ["BenchregSweeper", "BenchregSweeperConf"]
+
 TASK_KEY = "task"
 
 
 class BenchregSweeper(BasicSweeper):
+    def __init__(
+        self,
+        max_batch_size: int | None,
+        params: dict[str, str] | None = None,
+        workers: Any = "auto",
+    ) -> None:
+        super().__init__(max_batch_size, params)
+        self.workers = workers
+
     def setup(self, *, hydra_context: Any, task_function: Any, config: Any) -> None:
         """Hydra's setup; the basic (in-process) launcher is replaced by the same launcher with
         fewer copies of each job's config (:class:`~hydra_plugins.benchreg_sweeper.launch.
@@ -35,6 +48,7 @@ class BenchregSweeper(BasicSweeper):
             from hydra_plugins.benchreg_sweeper.launch import LeanLauncher
 
             lean = LeanLauncher()
+            lean.workers = checked_workers(self.workers)
             lean.setup(hydra_context=hydra_context, task_function=task_function, config=config)
             self.launcher = lean
 
@@ -160,6 +174,23 @@ class BenchregSweeper(BasicSweeper):
             return  # get_job_batch composed each distinct override of this batch already
         # The launcher composes every job again; composing each distinct override once is enough.
         super().validate_batch_is_legal(covering_jobs(batch))
+
+
+def checked_workers(setting: Any) -> Any:
+    """``hydra.sweeper.workers``: ``auto`` or a positive integer (processes per batch of the
+    in-process launcher)."""
+    from benchreg.core.errors import BenchregError
+
+    if setting == "auto":
+        return setting
+    if isinstance(setting, int) and not isinstance(setting, bool) and setting >= 1:
+        return setting
+    raise BenchregError(
+        f"hydra.sweeper.workers={setting!r} is neither auto nor a positive integer",
+        where="override hydra.sweeper.workers",
+        fix="use hydra.sweeper.workers=auto (parallel for predictions, baseline and random "
+        "models), 1 (one process) or a number of processes",
+    )
 
 
 def expand_task_overrides(arguments: list[str], folders: list[Path]) -> list[str]:

@@ -26,6 +26,7 @@ import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from hydra._internal.core_plugins.basic_launcher import BasicLauncher
 from hydra.core import utils as hydra_utils
@@ -33,6 +34,8 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.core.utils import JobReturn, JobRuntime, JobStatus, env_override
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
+
+from hydra_plugins.benchreg_sweeper.forked import run_forked, sweep_processes
 
 HYDRA_KEY = "hydra"
 log = logging.getLogger("hydra._internal.core_plugins.basic_launcher")  # the basic launcher's
@@ -114,7 +117,11 @@ def run_job(
 
 
 class LeanLauncher(BasicLauncher):
-    """The basic launcher (its ``launch``, hydra-core 1.3), each job run by :func:`run_job`."""
+    """The basic launcher (its ``launch``, hydra-core 1.3), each job run by :func:`run_job`;
+    with ``workers`` (``hydra.sweeper.workers``) above one, in that many forked processes
+    (:mod:`hydra_plugins.benchreg_sweeper.forked`)."""
+
+    workers: Any = 1
 
     def launch(
         self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int
@@ -127,24 +134,32 @@ class LeanLauncher(BasicLauncher):
         sweep_dir = self.config.hydra.sweep.dir
         Path(str(sweep_dir)).mkdir(parents=True, exist_ok=True)
         log.info(f"Launching {len(job_overrides)} jobs locally")
-        runs: list[JobReturn] = []
-        for idx, overrides in enumerate(job_overrides):
-            idx = initial_job_idx + idx
-            lst = " ".join(hydra_utils.filter_overrides(overrides))
-            log.info(f"\t#{idx} : {lst}")
-            sweep_config = self.hydra_context.config_loader.load_sweep_config(
-                self.config, list(overrides)
-            )
-            with open_dict(sweep_config):
-                sweep_config.hydra.job.id = idx
-                sweep_config.hydra.job.num = idx
-            ret = run_job(
-                hydra_context=self.hydra_context,
-                task_function=self.task_function,
-                config=sweep_config,
-                job_dir_key="hydra.sweep.dir",
-                job_subdir_key="hydra.sweep.subdir",
-            )
-            runs.append(ret)
-            hydra_utils.configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
-        return runs
+        jobs = [(initial_job_idx + k, list(o)) for k, o in enumerate(job_overrides)]
+        master_model = OmegaConf.select(self.config, "model.name", default=None)
+        processes = sweep_processes(self.workers, job_overrides, master_model)
+        if processes <= 1:
+            return [self._run(*job) for job in jobs]
+        first = self._run(*jobs[0])  # alone: it fills the data caches the others share
+        return [first, *run_forked(self._run, jobs[1:], processes)]
+
+    def _run(self, idx: int, overrides: Sequence[str]) -> JobReturn:
+        assert self.hydra_context is not None
+        assert self.config is not None
+        assert self.task_function is not None
+        lst = " ".join(hydra_utils.filter_overrides(overrides))
+        log.info(f"\t#{idx} : {lst}")
+        sweep_config = self.hydra_context.config_loader.load_sweep_config(
+            self.config, list(overrides)
+        )
+        with open_dict(sweep_config):
+            sweep_config.hydra.job.id = idx
+            sweep_config.hydra.job.num = idx
+        ret = run_job(
+            hydra_context=self.hydra_context,
+            task_function=self.task_function,
+            config=sweep_config,
+            job_dir_key="hydra.sweep.dir",
+            job_subdir_key="hydra.sweep.subdir",
+        )
+        hydra_utils.configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
+        return ret

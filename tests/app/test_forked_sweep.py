@@ -1,0 +1,145 @@
+"""Sweeps run by forked copies of the sweep process (hydra.sweeper.workers): the same results as
+one process, every job reported in order, a job lost with its process run again, an interrupt
+that stops the copies, and the choice of how many processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hydra.core.utils import JobReturn, JobStatus
+
+from hydra_plugins.benchreg_sweeper import forked
+from hydra_plugins.benchreg_sweeper.forked import job_model, run_forked, sweep_processes
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+
+
+def _returning_pid(idx: int, overrides: list[str]) -> JobReturn:
+    time.sleep(0.05)  # long enough for every process to take jobs
+    ret = JobReturn()
+    ret.return_value = {"job": idx, "pid": os.getpid(), "overrides": list(overrides)}
+    ret.status = JobStatus.COMPLETED
+    return ret
+
+
+def _jobs(count: int) -> list[tuple[int, list[str]]]:
+    return [(k, [f"task=t{k}"]) for k in range(count)]
+
+
+def _no_child_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def test_every_job_is_returned_in_order_from_two_processes() -> None:
+    returns = run_forked(_returning_pid, _jobs(12), processes=2)
+    values = [r.return_value for r in returns]
+    assert [v["job"] for v in values] == list(range(12))
+    assert [v["overrides"] for v in values] == [[f"task=t{k}"] for k in range(12)]
+    pids = {v["pid"] for v in values}
+    assert os.getpid() in pids and len(pids) == 2
+    assert _no_child_left()
+
+
+def test_a_job_lost_with_its_process_is_run_again_here() -> None:
+    parent = os.getpid()
+
+    def run(idx: int, overrides: list[str]) -> JobReturn:
+        if idx == 3 and os.getpid() != parent:
+            os._exit(9)  # the copy dies while running job 3
+        return _returning_pid(idx, overrides)
+
+    returns = run_forked(run, _jobs(8), processes=2)
+    values = [r.return_value for r in returns]
+    assert [v["job"] for v in values] == list(range(8))
+    if values[3]["pid"] == parent and len({v["pid"] for v in values}) == 1:
+        pytest.skip("the copy took no job (a loaded machine): nothing was lost")
+    assert values[3]["pid"] == parent
+    assert _no_child_left()
+
+
+def test_an_interrupt_stops_the_copies_and_is_raised() -> None:
+    parent = os.getpid()
+
+    def run(idx: int, overrides: list[str]) -> JobReturn:
+        if os.getpid() == parent and idx >= 2:
+            raise KeyboardInterrupt
+        time.sleep(0.2 if os.getpid() != parent else 0.01)
+        return _returning_pid(idx, overrides)
+
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_forked(run, _jobs(40), processes=2)
+    assert time.monotonic() - started < forked.STOP_WAIT_S  # stopped, not run to the end
+    assert _no_child_left()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the size gate reads /proc/self/statm")
+def test_one_process_or_a_large_sweep_process_runs_the_jobs_itself(monkeypatch) -> None:
+    values = [r.return_value for r in run_forked(_returning_pid, _jobs(4), processes=1)]
+    assert {v["pid"] for v in values} == {os.getpid()}
+    monkeypatch.setattr(forked, "FORK_MAX_MIB", 0)
+    values = [r.return_value for r in run_forked(_returning_pid, _jobs(4), processes=2)]
+    assert {v["pid"] for v in values} == {os.getpid()}
+
+
+def test_auto_forks_only_for_models_that_answer_from_the_inputs(monkeypatch) -> None:
+    monkeypatch.setattr(forked, "_cpus", lambda: 2)
+    offline = [["task=a", "model=predictions"], ["task=b", "model=baseline"]]
+    assert sweep_processes("auto", offline, "baseline") == 2
+    assert sweep_processes("auto", [["task=a"], ["task=b"]], "baseline") == 2
+    assert sweep_processes("auto", [["task=a"], ["task=b"]], "openai") == 1
+    with_server = [["task=a", "model=baseline"], ["task=a", "model=llama_cpp"]]
+    assert sweep_processes("auto", with_server, "baseline") == 1
+    assert sweep_processes("auto", [["task=a", "model.name=openai"]] * 2, "baseline") == 1
+    assert sweep_processes("auto", [["task=a"]], "baseline") == 1  # one job
+    assert sweep_processes(3, with_server, "baseline") == 2  # as asked, at most one per job
+    assert sweep_processes(1, offline, "baseline") == 1
+    monkeypatch.setattr(forked, "_cpus", lambda: 64)
+    assert sweep_processes("auto", offline * 5, "baseline") == forked.AUTO_MAX
+    assert job_model(["model=random", "+model.name=predictions"], None) == "predictions"
+
+
+def _metrics(sweep: Path) -> dict[str, dict]:
+    out = {}
+    for path in sorted(sweep.glob("*/metrics.json")):
+        data = json.loads(path.read_text("utf-8"))
+        out[path.parent.name] = {
+            "n": data["n"],
+            "complete": data["complete"],
+            "metrics": {k: (v["value"], v["ci95"]) for k, v in data["metrics"].items()},
+        }
+    return out
+
+
+@pytest.mark.slow
+def test_a_forked_sweep_writes_what_one_process_writes(cli, tmp_path: Path) -> None:
+    args = ["-m", "task=molp2s/gap,molp2s/dipole", "view=correct,shuffled", "model=baseline"]
+    one = cli(*args, f"hydra.sweep.dir={tmp_path / 'one'}", "hydra.sweeper.workers=1")
+    two = cli(*args, f"hydra.sweep.dir={tmp_path / 'two'}", "hydra.sweeper.workers=2")
+    assert one.returncode == 0 and two.returncode == 0, two.stderr[-2000:]
+    assert "run in 2 processes" in two.stderr and "processes" not in one.stderr
+    assert "Traceback" not in two.stderr
+    expected = _metrics(tmp_path / "one")
+    assert len(expected) == 4 and _metrics(tmp_path / "two") == expected
+    for name in ("summary.csv", "analysis_molp2s_views.json"):
+        assert (tmp_path / "two" / name).is_file()
+    rows = (tmp_path / "two" / "summary.csv").read_text("utf-8").splitlines()
+    assert rows == (tmp_path / "one" / "summary.csv").read_text("utf-8").splitlines()
+
+
+@pytest.mark.parametrize("setting", ["0", "-1", "many", "true"])
+def test_a_bad_workers_setting_is_one_clear_error(cli, tmp_path: Path, setting: str) -> None:
+    out = cli("-m", "task=molp2s/gap", f"hydra.sweep.dir={tmp_path / 's'}",
+              f"hydra.sweeper.workers={setting}")
+    assert out.returncode == 2
+    assert "hydra.sweeper.workers" in out.stderr and "Traceback" not in out.stderr
+    assert not (tmp_path / "s").exists()
