@@ -63,33 +63,30 @@ def run_forked(
     read_end, write_end = os.pipe()
     os.write(write_end, b"".join(_NUMBER.pack(k) for k in range(len(jobs))))
     os.close(write_end)  # once every number is taken, a read returns b"": no job left
-    folder = Path(tempfile.mkdtemp(prefix="benchreg-sweep-"))
     sys.stdout.flush()
     sys.stderr.flush()
-    gc.freeze()
     children: list[int] = []
     returns: dict[int, JobReturn] = {}
-    try:
-        for worker in range(1, processes):
-            pid = os.fork()
-            if pid == 0:
-                _work(run, jobs, read_end, folder / f"{worker}.pickle")  # never returns
-            children.append(pid)
-        while (k := _next(read_end)) is not None:
-            returns[k] = run(*jobs[k])
-    except BaseException:
-        _stop(children)
-        raise
-    finally:
-        gc.unfreeze()
-        os.close(read_end)
-    _wait(children)
-    for path in sorted(folder.glob("*.pickle")):
-        returns.update(_read_returns(path))
-    with contextlib.suppress(OSError):
-        for path in folder.iterdir():
-            path.unlink()
-        folder.rmdir()
+    with tempfile.TemporaryDirectory(prefix="benchreg-sweep-") as tmp:
+        folder = Path(tmp)
+        gc.freeze()
+        try:
+            for worker in range(1, processes):
+                pid = os.fork()
+                if pid == 0:
+                    _work(run, jobs, read_end, folder / f"{worker}.pickle")  # never returns
+                children.append(pid)
+            while (k := _next(read_end)) is not None:
+                returns[k] = run(*jobs[k])
+        except BaseException:
+            _stop(children)
+            raise
+        finally:
+            gc.unfreeze()
+            os.close(read_end)
+        _wait(children)
+        for path in sorted(folder.glob("*.pickle")):
+            returns.update(_read_returns(path))
     for k, job in enumerate(jobs):
         if k not in returns:  # its process ended before reporting it
             logger.warning(f"sweep: job {job[0] + 1} ended with its process; running it again")
