@@ -20,7 +20,6 @@ may use (at most :data:`MAX_PROCESSES` processes in all) for a file of :data:`MI
 
 from __future__ import annotations
 
-import ctypes
 import importlib
 import json
 import os
@@ -37,6 +36,7 @@ from typing import Any
 from loguru import logger
 
 from benchreg.core import checkcache
+from benchreg.core.children import die_with_parent
 from benchreg.core.errors import BenchregError
 from benchreg.core.reader import ListPart, PartUnreadable, iter_list_part, list_parts
 
@@ -188,9 +188,8 @@ def _work(spec: dict[str, Any]) -> tuple[int, list[Any] | None]:
     rows, for the process to end without freeing them (see :func:`_end`)."""
     from benchreg.core.reader import gc_paused
 
-    if sys.platform.startswith("linux"):  # a killed loading process takes its workers along
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() != spec["parent"]:
+    # a killed loading process takes its workers along
+    if not die_with_parent(signal.SIGKILL, spec["parent"]):
         return 4, None  # it was gone before that
     with gc_paused():
         path, start, end, token, close, opening = spec["part"]

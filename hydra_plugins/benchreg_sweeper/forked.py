@@ -67,6 +67,7 @@ def run_forked(
     sys.stderr.flush()
     children: list[int] = []
     returns: dict[int, JobReturn] = {}
+    parent = os.getpid()
     with tempfile.TemporaryDirectory(prefix="benchreg-sweep-") as tmp:
         folder = Path(tmp)
         gc.freeze()
@@ -74,7 +75,7 @@ def run_forked(
             for worker in range(1, processes):
                 pid = os.fork()
                 if pid == 0:
-                    _work(run, jobs, read_end, folder / f"{worker}.pickle")  # never returns
+                    _work(run, jobs, read_end, folder / f"{worker}.pickle", parent)  # no return
                 children.append(pid)
             while (k := _next(read_end)) is not None:
                 returns[k] = run(*jobs[k])
@@ -112,17 +113,18 @@ def _work(
     jobs: Sequence[Job],
     read_end: int,
     out: Path,
+    parent: int,
 ) -> None:
     """A forked copy's whole life: run jobs until none is left, then ``os._exit``."""
+    from benchreg.core.children import die_with_parent
+
     code = 0
     try:
-        with contextlib.suppress(Exception):  # Linux: stop with the sweep process
-            import ctypes
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        if not die_with_parent(signal.SIGTERM, parent):
+            raise KeyboardInterrupt  # the sweep process is gone already
         with out.open("ab") as sink:
             while (k := _next(read_end)) is not None:
-                pickle.dump((k, _picklable(run(*jobs[k]))), sink)
+                sink.write(_pickled(k, run(*jobs[k])))
                 sink.flush()
     except KeyboardInterrupt:
         code = 130
@@ -136,12 +138,12 @@ def _work(
         os._exit(code)
 
 
-def _picklable(ret: JobReturn) -> JobReturn:
+def _pickled(k: int, ret: JobReturn) -> bytes:
     try:
-        pickle.dumps(ret)
+        return pickle.dumps((k, ret))
     except Exception as exc:  # a return value that cannot travel: say so instead
         ret.return_value = f"(the job's return could not be passed on: {type(exc).__name__})"
-    return ret
+        return pickle.dumps((k, ret))
 
 
 def _read_returns(path: Path) -> dict[int, JobReturn]:
