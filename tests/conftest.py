@@ -34,6 +34,13 @@ def private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ.setdefault("BENCHREG_CACHE_DIR", str(tmp_path_factory.mktemp("benchreg_cache")))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def buffered_output_as_in_ci() -> None:
+    """CLI subprocesses get block-buffered standard output into their pipes, as on a machine that
+    does not set PYTHONUNBUFFERED (CI does not; a developer's shell may)."""
+    os.environ.pop("PYTHONUNBUFFERED", None)
+
+
 @pytest.fixture(scope="session")
 def molp2s_full_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A reference-size MolP2S release generated once per test session (by this project's

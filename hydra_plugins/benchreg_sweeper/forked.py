@@ -22,12 +22,16 @@ when every copy has exited.
   its first job runs the rest itself.
 - A copy ends with ``os._exit``: none of the sweep process's exit handlers, ``finally`` blocks or
   buffered files run twice.
+- Standard output is line-buffered while the copies run: a block-buffered stream (a pipe, a file)
+  would be flushed in 8 KiB pieces that end mid-line, and two processes' pieces would interleave
+  inside lines. One line is one ``write`` (atomic on a pipe up to 4 KiB).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import os
 import pickle
 import signal
@@ -36,7 +40,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,12 +67,10 @@ def run_forked(
     read_end, write_end = os.pipe()
     os.write(write_end, b"".join(_NUMBER.pack(k) for k in range(len(jobs))))
     os.close(write_end)  # once every number is taken, a read returns b"": no job left
-    sys.stdout.flush()
-    sys.stderr.flush()
     children: list[int] = []
     returns: dict[int, JobReturn] = {}
     parent = os.getpid()
-    with tempfile.TemporaryDirectory(prefix="benchreg-sweep-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="benchreg-sweep-") as tmp, _whole_lines():
         folder = Path(tmp)
         gc.freeze()
         try:
@@ -93,6 +95,22 @@ def run_forked(
             logger.warning(f"sweep: job {job[0] + 1} ended with its process; running it again")
             returns[k] = run(*job)
     return [returns[k] for k in range(len(jobs))]
+
+
+@contextlib.contextmanager
+def _whole_lines() -> Iterator[None]:
+    """Standard output and error flushed, then line-buffered until the block ends."""
+    streams = [s for s in (sys.stdout, sys.stderr) if isinstance(s, io.TextIOWrapper)]
+    before = [s.line_buffering for s in streams]
+    for stream in streams:
+        stream.flush()
+        stream.reconfigure(line_buffering=True)
+    try:
+        yield
+    finally:
+        for stream, setting in zip(streams, before, strict=True):
+            with contextlib.suppress(Exception):
+                stream.reconfigure(line_buffering=setting)
 
 
 def _too_large_to_fork() -> bool:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -90,6 +92,46 @@ def test_an_interrupt_stops_the_copies_and_is_raised() -> None:
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the size gate reads /proc/self/statm")
+def test_lines_printed_by_two_processes_into_a_pipe_stay_whole() -> None:
+    """Without PYTHONUNBUFFERED, standard output into a pipe is block-buffered: flushed in 8 KiB
+    pieces that end mid-line, two processes' pieces would interleave inside lines."""
+    script = textwrap.dedent(
+        """
+        import os, sys
+        from hydra.core.utils import JobReturn, JobStatus
+        from hydra_plugins.benchreg_sweeper import forked
+
+        forked.FORK_MAX_MIB = 1 << 20
+
+        def run(idx, overrides):
+            for line in range(40):
+                print(f"job {idx:03d} line {line:02d} " + "x" * 150 + " end")
+            ret = JobReturn()
+            ret.return_value, ret.status = os.getpid(), JobStatus.COMPLETED
+            return ret
+
+        print("before the fork, buffered")
+        returns = forked.run_forked(run, [(k, []) for k in range(30)], processes=2)
+        print("pids", len({r.return_value for r in returns}))
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "before the fork, buffered" and lines[-1] == "pids 2"
+    body = lines[1:-1]
+    assert len(body) == 30 * 40
+    assert all(
+        line.startswith("job ") and line.endswith(" end") and len(line) == 170 for line in body
+    )
+    assert sorted(body) == sorted(
+        f"job {k:03d} line {n:02d} " + "x" * 150 + " end" for k in range(30) for n in range(40)
+    )
+
+
 def test_one_process_or_a_large_sweep_process_runs_the_jobs_itself(monkeypatch) -> None:
     values = [r.return_value for r in run_forked(_returning_pid, _jobs(4), processes=1)]
     assert {v["pid"] for v in values} == {os.getpid()}
