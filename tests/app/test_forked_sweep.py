@@ -91,19 +91,27 @@ def test_an_interrupt_stops_the_copies_and_is_raised() -> None:
     assert _no_child_left()
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="the size gate reads /proc/self/statm")
-def test_lines_printed_by_two_processes_into_a_pipe_stay_whole() -> None:
+def test_lines_printed_by_two_processes_into_a_pipe_stay_whole(tmp_path: Path) -> None:
     """Without PYTHONUNBUFFERED, standard output into a pipe is block-buffered: flushed in 8 KiB
     pieces that end mid-line, two processes' pieces would interleave inside lines."""
     script = textwrap.dedent(
         """
-        import os, sys
+        import os, sys, time
         from hydra.core.utils import JobReturn, JobStatus
         from hydra_plugins.benchreg_sweeper import forked
 
         forked.FORK_MAX_MIB = 1 << 20
 
+        parent, child_started = os.getpid(), sys.argv[1]
+
         def run(idx, overrides):
+            if os.getpid() != parent:
+                open(child_started, "w").close()
+            else:  # until the copy has taken a job too (bounded)
+                for _ in range(400):
+                    if os.path.exists(child_started):
+                        break
+                    time.sleep(0.025)
             for line in range(40):
                 print(f"job {idx:03d} line {line:02d} " + "x" * 150 + " end")
             ret = JobReturn()
@@ -117,7 +125,11 @@ def test_lines_printed_by_two_processes_into_a_pipe_stay_whole() -> None:
     )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     proc = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, "-c", script, str(tmp_path / "child-started")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = proc.stdout.splitlines()
@@ -132,6 +144,7 @@ def test_lines_printed_by_two_processes_into_a_pipe_stay_whole() -> None:
     )
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="the size gate reads /proc/self/statm")
 def test_one_process_or_a_large_sweep_process_runs_the_jobs_itself(monkeypatch) -> None:
     values = [r.return_value for r in run_forked(_returning_pid, _jobs(4), processes=1)]
     assert {v["pid"] for v in values} == {os.getpid()}
