@@ -302,7 +302,7 @@ def json_line(obj: Any) -> bytes:
     nesting) is encoded by `json` as before; a non-finite float, which JSON cannot hold, is
     written as null (what every strict JSON reader, and the sample browser, makes of it)."""
     try:
-        return orjson.dumps(obj, default=_json_default, option=orjson.OPT_APPEND_NEWLINE)
+        return orjson.dumps(obj, default=_orjson_default, option=orjson.OPT_APPEND_NEWLINE)
     except orjson.JSONEncodeError:
         text = json.dumps(obj, ensure_ascii=False, default=_json_default)
         return (text + "\n").encode("utf-8")
@@ -314,14 +314,38 @@ def fast_dumps(obj: Any) -> str:
     numbers in its own notation, `1e-5` for `1e-05`). Falls back to :func:`dumps` where orjson
     cannot encode; a non-finite float is written as null."""
     try:
-        return orjson.dumps(obj, default=_json_default, option=_ORJSON_INDENT).decode("utf-8")
+        return orjson.dumps(obj, default=_orjson_default, option=_ORJSON_INDENT).decode("utf-8")
     except orjson.JSONEncodeError:
         return dumps(obj)
+
+
+class EncodedJSON:
+    """A value's JSON text, encoded already: the run-file writers put it in as it is (e.g. the
+    first results of a columnar retrieval answer, encoded without building a dict each)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: bytes) -> None:
+        self.text = text
+
+    def value(self) -> Any:
+        return orjson.loads(self.text)
+
+    def __repr__(self) -> str:
+        return f"EncodedJSON({self.text[:60]!r}...)"
+
+
+def _orjson_default(obj: Any) -> Any:
+    if type(obj) is EncodedJSON:
+        return orjson.Fragment(obj.text)
+    return _json_default(obj)
 
 
 def _json_default(obj: Any) -> Any:
     if isinstance(obj, Path):
         return str(obj)
+    if isinstance(obj, EncodedJSON):
+        return json.loads(obj.text)
     if hasattr(obj, "model_dump"):
         return obj.model_dump(mode="json")
     if hasattr(obj, "item"):  # numpy scalars

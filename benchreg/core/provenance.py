@@ -13,7 +13,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from benchreg.core.io import sha256_file, sha256_text
+from benchreg.core.io import EncodedJSON, sha256_file, sha256_text
 from benchreg.core.spec import TaskSpec
 
 CORE_PACKAGES = (
@@ -72,6 +72,8 @@ def scrub(value: Any) -> Any:
         return {k: scrub(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [scrub(v) for v in value]
+    if isinstance(value, EncodedJSON):  # JSON text encoded already: scrubbed as its value
+        return scrub(value.value())
     return value
 
 

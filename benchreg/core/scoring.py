@@ -47,17 +47,18 @@ def parse_and_check(task: Task, samples: Sequence[Sample], preds: list[Predictio
             pred.degraded = "stopped at the token limit (finish_reason: length)"
 
 
-def resolve(
-    task: Task, dataset: Any, samples: Sequence[Sample], preds: list[Prediction]
-) -> None:
+def resolve(task: Task, dataset: Any, samples: Sequence[Sample], preds: list[Prediction]) -> None:
     """Run the task's resolver (if any) on every scored prediction, in place. A resolver with
     a ``resolve_many(samples, predictions)`` attribute is given them all in one call (it sets
     ``prediction.resolved`` itself, as the per-pair call would)."""
     if task.resolver is None:
         return
     resolver = task.resolver(dataset)
-    scored = [(s, p) for s, p in zip(samples, preds, strict=True)
-              if p.status in (Status.OK, Status.OUT_OF_RANGE)]
+    scored = [
+        (s, p)
+        for s, p in zip(samples, preds, strict=True)
+        if p.status in (Status.OK, Status.OUT_OF_RANGE)
+    ]
     many = getattr(resolver, "resolve_many", None)
     if many is not None:  # a resolver that resolves a whole run at once (e.g. with numpy)
         many([s for s, _ in scored], [p for _, p in scored])
@@ -212,9 +213,7 @@ class _SharedBootstrap:
                     part = totals[:, lo:hi]
                 else:
                     part = metric.totals(stats, weights)
-                values[j].append(
-                    np.atleast_2d(metric.reduce(part, n).reshape(len(weights), -1))
-                )
+                values[j].append(np.atleast_2d(metric.reduce(part, n).reshape(len(weights), -1)))
         out = []
         for rows in values:
             lo, hi = np.percentile(np.concatenate(rows), [2.5, 97.5], axis=0)
@@ -320,7 +319,15 @@ def answer_preview(answer: Any) -> tuple[Any, dict[str, int] | None]:
     }
     if not cut:
         return answer, None
-    return {k: list(v[:limit]) if k in cut else v for k, v in answer.items()}, cut
+    return {k: _head(v, limit) if k in cut else v for k, v in answer.items()}, cut
+
+
+def _head(items: Sequence[Any], limit: int) -> Any:
+    """The first ``limit`` items: as JSON text already encoded where the sequence can give it
+    (``json_head``: a columnar run's results, no dict built per result), else as a list."""
+    head = getattr(items, "json_head", None)
+    encoded = head(limit) if head is not None else None
+    return encoded if encoded is not None else list(items[:limit])
 
 
 def sample_rows(
@@ -400,8 +407,10 @@ def _correct_set(gold: Any) -> set[int] | None:
         return None
     if isinstance(gold, int):
         return {gold}
-    if isinstance(gold, list | tuple) and gold and all(
-        isinstance(g, int) and not isinstance(g, bool) for g in gold
+    if (
+        isinstance(gold, list | tuple)
+        and gold
+        and all(isinstance(g, int) and not isinstance(g, bool) for g in gold)
     ):
         return set(gold)
     return None

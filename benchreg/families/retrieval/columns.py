@@ -30,7 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
+from benchreg.core.io import EncodedJSON
 from benchreg.families.retrieval.times import time_problem
 
 # the region key of a single-unit result per modality held in columns (None: the region is {})
@@ -59,6 +61,8 @@ class RunColumns:
         self.unit_key = UNIT_KEY[modality]
         self.sources: Interner = Interner()
         self.atoms = atoms  # TREC: the result dict (without score) of each atom index
+        self._atom_texts: list[bytes | None] | None = None  # json_head's texts, made once
+        self._source_texts: list[bytes] | None = None
         self.extras: Interner = Interner()  # JSONL: (observed_at, holder, atom_id) -> index
         self._source, self._unit, self._score, self._extra = (
             array("i"),
@@ -76,11 +80,12 @@ class RunColumns:
     ) -> tuple[int, int]:
         """Rows for one query (``extras`` None: -1 each); their (start, stop)."""
         start = len(self._source)
-        self._source.extend(sources)
-        self._unit.extend(units)
-        self._score.extend(scores)
+        # fromlist: about 3x faster than extend from a list (no iterator protocol per item)
+        self._source.fromlist(sources)
+        self._unit.fromlist(units)
+        self._score.fromlist(scores)
         if extras is not None:
-            self._extra.extend(extras)
+            self._extra.fromlist(extras)
         else:
             n = len(sources)
             while len(self._none) < n:
@@ -161,6 +166,63 @@ class RunColumns:
                         item[name] = value
         return out
 
+    def json_head(self, start: int, stop: int, keys: tuple[str, ...]) -> EncodedJSON | None:
+        """Rows ``start..stop`` as the JSON text orjson writes of :meth:`items`, made from each
+        atom's (TREC) or source's (JSON Lines) text, encoded once, and the row's numbers: no
+        result dict is built. None for rows of another shape (extras, null scores), which
+        take :meth:`items`."""
+        if stop <= start:
+            return None
+        scores = orjson.dumps(self.score[start:stop].tolist())[1:-1].split(b",")
+        if self.atoms is not None:
+            texts = self._atom_text_list()
+            prefixes = [texts[e] for e in self.extra[start:stop].tolist()]
+            if None in prefixes:
+                return None
+            body = b"},".join([p + s for p, s in zip(prefixes, scores, strict=True)])
+            return EncodedJSON(b"[" + body + b"}]")
+        if self.unit_key is None or keys != ("source_id", "region", "score"):
+            return None
+        if self.has_null_score:
+            return None
+        return self._plain_head(start, stop, scores)
+
+    def _plain_head(self, start: int, stop: int, scores: list[bytes]) -> EncodedJSON:
+        """Rows whose result is ``{"source_id", "region": {unit key: unit}, "score"}``."""
+        texts = self._source_text_list()
+        units = orjson.dumps(self.unit[start:stop].tolist())[1:-1].split(b",")
+        sources = [texts[i] for i in self.source[start:stop].tolist()]
+        body = b"},".join(
+            [p + u + b'},"score":' + s for p, u, s in zip(sources, units, scores, strict=True)]
+        )
+        return EncodedJSON(b"[" + body + b"}]")
+
+    def _atom_text_list(self) -> list[bytes | None]:
+        """Per atom, made once: ``{...atom,"score":`` (None: not a plain dict without a score
+        key, or not encodable by orjson)."""
+        if self._atom_texts is None:
+            texts: list[bytes | None] = []
+            for atom in self.atoms or ():
+                if type(atom) is not dict or "score" in atom:
+                    texts.append(None)
+                elif not atom:
+                    texts.append(b'{"score":')
+                else:
+                    try:
+                        texts.append(orjson.dumps(atom)[:-1] + b',"score":')
+                    except orjson.JSONEncodeError:  # (an integer beyond 64 bits)
+                        texts.append(None)
+            self._atom_texts = texts
+        return self._atom_texts
+
+    def _source_text_list(self) -> list[bytes]:
+        """Per source: ``{"source_id":<id>,"region":{"<unit key>":``."""
+        if self._source_texts is None:
+            region = b',"region":{' + orjson.dumps(self.unit_key) + b":"
+            names = self.source_names
+            self._source_texts = [b'{"source_id":' + orjson.dumps(n) + region for n in names]
+        return self._source_texts
+
 
 class ResultColumns(Sequence[dict[str, Any]]):
     """The results of one prediction: rows ``start..stop`` of a :class:`RunColumns`, in rank
@@ -196,6 +258,10 @@ class ResultColumns(Sequence[dict[str, Any]]):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
+
+    def json_head(self, limit: int) -> EncodedJSON | None:
+        """The first ``limit`` results as JSON text (:meth:`RunColumns.json_head`), or None."""
+        return self.run.json_head(self.start, min(self.stop, self.start + limit), self.keys)
 
     def model_dump(self, mode: str = "json") -> list[dict[str, Any]]:
         """The results as a JSON list (what `benchreg.core.io`'s writers call)."""

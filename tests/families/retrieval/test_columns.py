@@ -298,3 +298,65 @@ def test_column_rows_keep_the_keys_in_order(tmp_path: Path, modality: str, nulls
             # (the optional keys come in OPTIONAL's order, as before: compared as sets)
             assert [list(d)[:3] for d in results] == [list(d)[:3] for d in want]
             assert [list(d["region"]) for d in results] == [list(d["region"]) for d in want]
+
+
+def _heads_equal_the_dicts(found: dict[str, Prediction]) -> int:
+    """Every columnar answer's encoded head is byte for byte orjson's text of its result dicts;
+    returns how many heads were encoded (the others take the dict path)."""
+    import orjson
+
+    encoded = 0
+    for pred in found.values():
+        held = columns_of(pred.answer)
+        if held is None:
+            continue
+        for limit in (1, 3, len(held), len(held) + 5):
+            head = held.json_head(limit)
+            if head is not None:
+                encoded += 1
+                assert head.text == orjson.dumps(held[:limit]), pred.sample_id
+    return encoded
+
+
+@pytest.mark.parametrize("modality", ["pdf", "conversation", "image"])
+def test_encoded_heads_of_jsonl_columns_are_the_dicts_text(tmp_path: Path, modality: str) -> None:
+    samples, lines = make_case(modality, 150, seed=13)
+    for line in lines:  # every result scored: plain rows (a run with null scores: dicts)
+        for item in line["results"]:
+            if isinstance(item, dict) and item.get("score") is None:
+                item["score"] = 0.25
+    found = reader.read_run(write_jsonl(tmp_path / "run.jsonl", lines), samples, TASK).by_id
+    encoded = _heads_equal_the_dicts(found)
+    if modality == "image":  # an image's {} region takes the dict path
+        assert encoded == 0
+    else:
+        assert encoded > 100
+
+
+@pytest.mark.parametrize("modality", ["pdf", "conversation"])
+def test_encoded_heads_of_trec_columns_are_the_dicts_text(tmp_path: Path, modality: str) -> None:
+    samples, lines = make_case(modality, 150, seed=17)
+    run = write_trec(tmp_path, samples, lines, seed=5)
+    assert _heads_equal_the_dicts(reader.read_run(run, samples, TASK).by_id) > 100
+
+
+def test_a_previewed_row_writes_what_the_dicts_write(tmp_path: Path) -> None:
+    """samples.jsonl rows of columnar answers, cut to their first results: the same JSON as
+    the cut list of dicts."""
+    from benchreg.core.io import json_line
+    from benchreg.core.scoring import ANSWER_PREVIEW_ITEMS, answer_preview
+
+    samples, lines = make_case("pdf", 80, seed=19)
+    run = write_trec(tmp_path, samples, lines, seed=2)
+    found = reader.read_run(run, samples, TASK).by_id
+    compared = 0
+    for pred in found.values():
+        held = columns_of(pred.answer)
+        if held is None or len(held) <= ANSWER_PREVIEW_ITEMS:
+            continue
+        preview, cut = answer_preview(pred.answer)
+        as_dicts = {**pred.answer, "results": list(held[:ANSWER_PREVIEW_ITEMS])}
+        assert cut == {"results": len(held)}
+        assert json_line({"answer": preview}) == json_line({"answer": as_dicts})
+        compared += 1
+    assert compared > 10
