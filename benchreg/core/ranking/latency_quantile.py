@@ -25,14 +25,14 @@ from benchreg.core.types import Prediction, Sample
 
 def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> np.ndarray:
     """Type-7 quantile of ``values`` (n,) repeated ``weights`` (..., n) times; NaN values are
-    skipped; 0.0 where nothing is left."""
+    skipped; NaN where nothing is left (no query with a latency: not a result, shown blank)."""
     keep = ~np.isnan(values)
     order = np.argsort(values[keep], kind="stable")
     x = values[keep][order]
     w = np.asarray(weights, dtype=float)[..., keep][..., order]
     lead = w.shape[:-1]
     if x.size == 0:
-        return np.zeros(lead)
+        return np.full(lead, np.nan)
     cum = np.cumsum(w, axis=-1)
     total = cum[..., -1]
     h = (np.maximum(total, 1.0) - 1.0) * q
@@ -50,7 +50,7 @@ def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> np.n
     )
     idx_lo, idx_hi = np.minimum(idx_lo, x.size - 1), np.minimum(idx_hi, x.size - 1)
     out = x[idx_lo] + frac.reshape(-1) * (x[idx_hi] - x[idx_lo])
-    return np.where(total.reshape(-1) > 0, out, 0.0).reshape(lead)
+    return np.where(total.reshape(-1) > 0, out, np.nan).reshape(lead)
 
 
 @registry.metrics.register("latency_quantile")

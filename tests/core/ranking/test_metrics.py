@@ -125,3 +125,18 @@ def test_gate_parse_and_report() -> None:
     assert Gate.parse(None) is None
     with pytest.raises(BenchregError):
         Gate.parse("at least 0.9")
+
+
+def test_a_latency_quantile_without_any_latency_is_no_number() -> None:
+    """Answers read from a file carry no latency: the quantile is NaN (written as null, shown
+    blank), never a 0.0 that would look like a measured latency."""
+    import numpy as np
+
+    from benchreg.core.ranking.latency_quantile import LatencyQuantile, weighted_quantile
+
+    metric = LatencyQuantile(0.5)
+    stats = np.full((4, 1), np.nan)
+    point = metric.reduce(metric.totals(stats, np.ones((1, 4)))[0], 4)
+    assert np.isnan(point).all()
+    assert np.isnan(weighted_quantile(np.array([1.0, 2.0]), np.zeros((3, 2)), 0.5)).all()
+    assert weighted_quantile(np.array([1.0, 3.0]), np.ones((1, 2)), 0.5).tolist() == [2.0]

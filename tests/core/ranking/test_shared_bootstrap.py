@@ -43,4 +43,4 @@ def test_shared_bootstrap_equals_each_metric_alone(with_latency: bool) -> None:
     got = shared.run()
     for (metric, stats), intervals in zip(jobs, got, strict=True):
         alone = bootstrap_totals_ci(stats, metric.totals, metric.reduce, n_boot=300, seed=4)
-        assert np.allclose(intervals, alone, rtol=0, atol=1e-12)
+        assert np.allclose(intervals, alone, rtol=0, atol=1e-12, equal_nan=True)
