@@ -80,7 +80,7 @@ class RunColumns:
     ) -> tuple[int, int]:
         """Rows for one query (``extras`` None: -1 each); their (start, stop)."""
         start = len(self._source)
-        # fromlist: about 3x faster than extend from a list (no iterator protocol per item)
+        # fromlist: 1.4x-3.2x faster than extend from a list (no iterator protocol per item)
         self._source.fromlist(sources)
         self._unit.fromlist(units)
         self._score.fromlist(scores)
