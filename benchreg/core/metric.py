@@ -35,7 +35,7 @@ class MetricValue:
 
     A value over no sample at all (``denominator`` 0, e.g. false recall of a set without
     unanswerable entries) is no number: its value is None (null in metrics.json), without a
-    CI."""
+    CI; so is a NaN value (e.g. a latency quantile when no answer has a latency)."""
 
     value: float | None
     n: int
@@ -45,7 +45,7 @@ class MetricValue:
     detail: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.denominator == 0:
+        if self.denominator == 0 or (self.value is not None and self.value != self.value):
             self.value, self.ci95, self.ci_method = None, None, None
 
     def as_json(self) -> dict[str, Any]:

@@ -140,3 +140,7 @@ def test_a_latency_quantile_without_any_latency_is_no_number() -> None:
     assert np.isnan(point).all()
     assert np.isnan(weighted_quantile(np.array([1.0, 2.0]), np.zeros((3, 2)), 0.5)).all()
     assert weighted_quantile(np.array([1.0, 3.0]), np.ones((1, 2)), 0.5).tolist() == [2.0]
+    from benchreg.core.metric import MetricValue
+
+    shown = MetricValue(float(point[0]), 0, 4, (float("nan"), float("nan")), "bootstrap(10)")
+    assert shown.as_json() == {"value": None, "n": 0, "denominator": 4}
