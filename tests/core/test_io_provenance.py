@@ -105,3 +105,18 @@ def test_json_lines_are_json_dumps_lines_by_orjson(tmp_path: Path) -> None:
     plain = {"a": [1, 2.5, "é", {"b": None}], "c": True}
     assert fast_dumps(plain) == dumps(plain)
     assert fast_dumps({"big": 2**70}) == dumps({"big": 2**70})
+
+
+def test_encoded_json_is_written_as_it_is_and_scrubbed_as_its_value(monkeypatch) -> None:
+    """Text encoded already (a columnar answer's preview) goes into a JSON line as it is, by
+    orjson or by `json`'s fallback alike, and a registered secret inside it is redacted."""
+    from benchreg.core import provenance
+    from benchreg.core.io import EncodedJSON, json_line
+
+    encoded = EncodedJSON(b'[{"source_id":"s1","score":1.5}]')
+    assert json_line({"answer": encoded}) == b'{"answer":[{"source_id":"s1","score":1.5}]}\n'
+    big = json_line({"answer": encoded, "n": 2**70})  # beyond orjson: `json` writes the line
+    assert json.loads(big) == {"answer": [{"source_id": "s1", "score": 1.5}], "n": 2**70}
+    monkeypatch.setattr(provenance, "_secret_values", {"sk-secret"})
+    scrubbed = provenance.scrub({"answer": EncodedJSON(b'["sk-secret here"]')})
+    assert scrubbed == {"answer": [f"{REDACTED} here"]}
