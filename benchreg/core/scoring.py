@@ -236,9 +236,19 @@ class _ColumnTotals:
         self.ones = ~np.any(columns != 1.0, axis=0)
         rest = ~(self.zeros | self.ones)
         self.rest = np.flatnonzero(rest)
-        distinct, inverse = np.unique(columns[:, rest].T, axis=0, return_inverse=True)
-        self.distinct = np.ascontiguousarray(distinct.T)
-        self.inverse = inverse.reshape(-1)
+        # distinct columns by their bytes: np.unique(axis=0) sorts them as structured records,
+        # 0.75 s for a few columns of 100,000 samples
+        rows = np.ascontiguousarray(columns[:, rest].T)
+        first: dict[bytes, int] = {}  # a column's bytes -> its index among the distinct ones
+        picks: list[int] = []
+        inverse: list[int] = []
+        for i, row in enumerate(rows):
+            j = first.setdefault(row.tobytes(), len(picks))
+            if j == len(picks):
+                picks.append(i)
+            inverse.append(j)
+        self.distinct = np.ascontiguousarray(rows[picks].T)
+        self.inverse = np.asarray(inverse, dtype=np.int64)
 
     def __call__(self, weights: np.ndarray) -> np.ndarray:
         out = np.zeros((len(weights), self.k))

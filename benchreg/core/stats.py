@@ -45,8 +45,8 @@ def resample_weights(
     for start in range(0, n_boot, chunk):
         b = min(chunk, n_boot - start)
         idx = rng.integers(0, n, size=(b, n))
-        flat = (idx + np.arange(b)[:, None] * n).ravel()
-        yield np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
+        idx += np.arange(b)[:, None] * n  # resample r's counts in cells r*n .. r*n + n - 1
+        yield np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(float)
 
 
 def bootstrap_totals_ci(

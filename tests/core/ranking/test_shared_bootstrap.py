@@ -44,3 +44,18 @@ def test_shared_bootstrap_equals_each_metric_alone(with_latency: bool) -> None:
     for (metric, stats), intervals in zip(jobs, got, strict=True):
         alone = bootstrap_totals_ci(stats, metric.totals, metric.reduce, n_boot=300, seed=4)
         assert np.allclose(intervals, alone, rtol=0, atol=1e-12, equal_nan=True)
+
+
+def test_column_totals_equal_the_full_product() -> None:
+    """Only distinct columns that are not all 0 or all 1 are multiplied; the totals are still
+    ``weights @ columns`` (repeated, zero, one, NaN and -0.0 columns mixed in)."""
+    rng = np.random.default_rng(3)
+    a, b = rng.random(50), (rng.random(50) < 0.5).astype(float)
+    nan_col = np.where(rng.random(50) < 0.1, np.nan, 2.0)
+    columns = np.stack(
+        [a, b, a, np.zeros(50), np.ones(50), b, nan_col, np.full(50, -0.0), nan_col], axis=1
+    )
+    weights = rng.integers(0, 3, size=(7, 50)).astype(float)
+    got = scoring._ColumnTotals(columns)(weights)
+    assert np.allclose(got, weights @ columns, rtol=0, atol=1e-12, equal_nan=True)
+    assert scoring._ColumnTotals(columns).distinct.shape[1] == 3  # a, b, the NaN column
