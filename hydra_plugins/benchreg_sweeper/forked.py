@@ -100,10 +100,12 @@ def run_forked(
 @contextlib.contextmanager
 def _whole_lines() -> Iterator[None]:
     """Standard output and error flushed, then line-buffered until the block ends."""
+    for stream in (sys.stdout, sys.stderr):  # whatever they are: nothing buffered is copied
+        with contextlib.suppress(Exception):
+            stream.flush()
     streams = [s for s in (sys.stdout, sys.stderr) if isinstance(s, io.TextIOWrapper)]
     before = [s.line_buffering for s in streams]
     for stream in streams:
-        stream.flush()
         stream.reconfigure(line_buffering=True)
     try:
         yield

@@ -173,6 +173,10 @@ class RunColumns:
         take :meth:`items`."""
         if stop <= start:
             return None
+        if self.atoms is None and (
+            self.unit_key is None or keys != ("source_id", "region", "score") or self.has_null_score
+        ):
+            return None
         scores = orjson.dumps(self.score[start:stop].tolist())[1:-1].split(b",")
         if self.atoms is not None:
             texts = self._atom_text_list()
@@ -181,10 +185,6 @@ class RunColumns:
                 return None
             body = b"},".join([p + s for p, s in zip(prefixes, scores, strict=True)])
             return EncodedJSON(b"[" + body + b"}]")
-        if self.unit_key is None or keys != ("source_id", "region", "score"):
-            return None
-        if self.has_null_score:
-            return None
         return self._plain_head(start, stop, scores)
 
     def _plain_head(self, start: int, stop: int, scores: list[bytes]) -> EncodedJSON:
