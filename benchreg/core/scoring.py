@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -11,8 +11,9 @@ import numpy as np
 from benchreg.core.errors import BenchregError, ParseError
 from benchreg.core.metric import Metric, MetricValue
 from benchreg.core.progress import Progress
-from benchreg.core.stats import resample_weights, wilson_ci
+from benchreg.core.stats import resample_counts, resample_indices, wilson_ci
 from benchreg.core.task import BoundMetric, Task
+from benchreg.core.threads import ordered_map
 from benchreg.core.types import Degraded, Prediction, Sample, Status
 
 STATS_CHUNK = 2000  # samples per call of Metric.stats (progress is reported between chunks)
@@ -169,14 +170,7 @@ class _Pending:
     output: int
 
 
-BOOT_CELLS = 1_000_000  # resample counts held at once by _SharedBootstrap (8 MB as floats)
-
-
-def _resamples(n: int, n_boot: int, seed: int, cells: int = BOOT_CELLS) -> Iterator[np.ndarray]:
-    """:func:`benchreg.core.stats.resample_weights` in chunks of about ``cells`` counts: the
-    same resamples (drawn in order by one generator, whatever the chunk size), fewer and larger
-    chunks, so each pass over the statistics serves many resamples."""
-    return resample_weights(n, n_boot, seed, cells)
+BOOT_CELLS = 250_000  # resample counts of one chunk of _SharedBootstrap (2 MB as floats)
 
 
 class _SharedBootstrap:
@@ -204,16 +198,28 @@ class _SharedBootstrap:
         product = _ColumnTotals(
             np.concatenate([self.jobs[j][1] for j in plain], axis=1) if plain else None
         )
-        values: list[list[np.ndarray]] = [[] for _ in self.jobs]
-        for weights in _resamples(n, self.n_boot, self.seed):
+        jobs = self.jobs
+
+        def chunk_values(idx: np.ndarray) -> list[np.ndarray]:
+            weights = resample_counts(idx, n)
             totals = product(weights)
-            for j, (metric, stats) in enumerate(self.jobs):
+            out = []
+            for j, (metric, stats) in enumerate(jobs):
                 if j in where:
                     lo, hi = where[j]
                     part = totals[:, lo:hi]
                 else:
                     part = metric.totals(stats, weights)
-                values[j].append(np.atleast_2d(metric.reduce(part, n).reshape(len(weights), -1)))
+                out.append(np.atleast_2d(metric.reduce(part, n).reshape(len(weights), -1)))
+            return out
+
+        values: list[list[np.ndarray]] = [[] for _ in jobs]
+        # the draws in order here; each chunk's counts, totals and values in a thread (numpy
+        # runs them without the GIL): the same values as one chunk after another
+        indices = resample_indices(n, self.n_boot, self.seed, BOOT_CELLS)
+        for chunk in ordered_map(chunk_values, indices):
+            for j, rows in enumerate(chunk):
+                values[j].append(rows)
         out = []
         for rows in values:
             lo, hi = np.percentile(np.concatenate(rows), [2.5, 97.5], axis=0)

@@ -39,14 +39,29 @@ def resample_weights(
     Resample ``b`` draws ``n`` indices with ``rng.integers(0, n, size=n)``, in order, so the
     resamples are the same whatever the chunk size (and the same as drawing them one by one).
     """
+    for idx in resample_indices(n, n_boot, seed, cells):
+        yield resample_counts(idx, n)
+
+
+def resample_indices(
+    n: int, n_boot: int, seed: int, cells: int | None = None
+) -> Iterator[np.ndarray]:
+    """The drawn indices of :func:`resample_weights`' chunks, ``(chunk, n)`` each: the part
+    that has to run in order (one generator); :func:`resample_counts` turns a chunk into its
+    counts, in any thread."""
     rng = np.random.default_rng(seed)
     cells = RESAMPLE_CELLS if cells is None else cells  # read at call time (tests change it)
     chunk = max(1, min(n_boot, cells // max(n, 1)))
     for start in range(0, n_boot, chunk):
-        b = min(chunk, n_boot - start)
-        idx = rng.integers(0, n, size=(b, n))
-        idx += np.arange(b)[:, None] * n  # resample r's counts in cells r*n .. r*n + n - 1
-        yield np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(float)
+        yield rng.integers(0, n, size=(min(chunk, n_boot - start), n))
+
+
+def resample_counts(idx: np.ndarray, n: int) -> np.ndarray:
+    """The count matrix of a chunk of drawn indices (consumed: the indices are offset in
+    place, resample r's counts in cells r*n .. r*n + n - 1)."""
+    b = len(idx)
+    idx += np.arange(b)[:, None] * n
+    return np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(float)
 
 
 def bootstrap_totals_ci(

@@ -10,17 +10,30 @@ import pytest
 from benchreg.core import scoring
 from benchreg.core.ranking.latency_quantile import LatencyQuantile
 from benchreg.core.ranking.recall_at_k import RecallAtK
-from benchreg.core.stats import bootstrap_totals_ci, resample_weights
+from benchreg.core.stats import (
+    bootstrap_totals_ci,
+    resample_counts,
+    resample_indices,
+    resample_weights,
+)
 
 
 def test_resamples_are_those_of_resample_weights() -> None:
-    mine = np.concatenate(list(scoring._resamples(37, 23, seed=5, cells=100)))
+    """Drawn in chunks of 2 (cells=100) and counted one chunk at a time: the same resamples."""
+    chunks = list(resample_indices(37, 23, seed=5, cells=100))
+    assert [len(chunk) for chunk in chunks] == [2] * 11 + [1]
+    mine = np.concatenate([resample_counts(chunk, 37) for chunk in chunks])
     theirs = np.concatenate(list(resample_weights(37, 23, seed=5)))
     assert np.array_equal(mine, theirs)
 
 
+@pytest.mark.parametrize("cells", [None, 400 * 7])  # one chunk; 43 chunks run in threads
 @pytest.mark.parametrize("with_latency", [True, False])
-def test_shared_bootstrap_equals_each_metric_alone(with_latency: bool) -> None:
+def test_shared_bootstrap_equals_each_metric_alone(
+    with_latency: bool, cells: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if cells is not None:
+        monkeypatch.setattr(scoring, "BOOT_CELLS", cells)
     rng = np.random.default_rng(1)
     n = 400
     recall = np.zeros((n, 4))
