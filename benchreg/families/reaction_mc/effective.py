@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from benchreg.families.reaction_mc.notation import Reading, read_ee, read_ratio, read_yield
@@ -36,27 +37,35 @@ class OptionOutcome(NamedTuple):
 def outcome_of(scores: Mapping[str, Any] | None, fallback_yield: Any = None) -> OptionOutcome:
     """Read one ``meta.scores`` entry; ``fallback_yield`` (meta.yields[i]) fills a missing yield."""
     scores = scores or {}
-    raw_yield = scores.get("yield")
+    get = scores.get
+    raw_yield = get("yield")
     if raw_yield is None:
         raw_yield = fallback_yield
-    if (
-        type(raw_yield) in _PLAIN_NUMBERS
-        and raw_yield >= 0  # False for NaN
-        and scores.get("ee") is None
-        and scores.get("er") is None
-        and scores.get("dr") is None
-        and scores.get("rr") is None
-    ):  # the common case, a plain yield: what the readers below give, without their work
+    ee, er, dr, rr = get("ee"), get("er"), get("dr"), get("rr")
+    if type(raw_yield) in _PLAIN_NUMBERS and raw_yield >= 0:  # False for NaN
+        # the common case, a plain yield: what read_outcome gives, without its work
         value = float(raw_yield)
-        return OptionOutcome(value, value)
+        if ee is None and er is None and dr is None and rr is None:
+            return OptionOutcome(value, value)
+        try:
+            (a, b, c), errors, notes = _selectivity(ee, er, dr, rr)
+        except TypeError:  # a cell that is a list or a dict: unhashable, read each time
+            return read_outcome(raw_yield, ee, er, dr, rr)
+        return OptionOutcome(value, value * a * b * c, errors, notes)
+    return read_outcome(raw_yield, ee, er, dr, rr)
+
+
+def read_outcome(raw_yield: Any, ee: Any, er: Any, dr: Any, rr: Any) -> OptionOutcome:
+    """The spec's formula over one option's cells: effective = yield x the major fractions of
+    ee (else er), dr and rr, an absent one counting as 1.0."""
     readings = [read_yield(raw_yield)]
     if readings[0].absent:
         readings.append(_NO_YIELD)
-    ee = read_ee(scores.get("ee"))  # an absent ee (also "n.d.") gives way to er
+    enantio = read_ee(ee)  # an absent ee (also "n.d.") gives way to er
     readings += (
-        read_ratio(scores.get("er"), "er") if ee.absent else ee,
-        read_ratio(scores.get("dr"), "dr"),
-        read_ratio(scores.get("rr"), "rr"),
+        read_ratio(er, "er") if enantio.absent else enantio,
+        read_ratio(dr, "dr"),
+        read_ratio(rr, "rr"),
     )
     yield_value = readings[0].value
     effective = None
@@ -67,6 +76,24 @@ def outcome_of(scores: Mapping[str, Any] | None, fallback_yield: Any = None) -> 
     errors = tuple(r.error for r in readings if r.error)
     notes = tuple(r.note for r in readings if r.note)
     return OptionOutcome(yield_value, effective, errors, notes)
+
+
+@lru_cache(maxsize=8192, typed=True)  # a table repeats its selectivity cells across options
+def _selectivity(
+    ee: Any, er: Any, dr: Any, rr: Any
+) -> tuple[tuple[float, float, float], tuple[str, ...], tuple[str, ...]]:
+    """The three factors of :func:`read_outcome` beside a plain yield (1.0 for an absent one,
+    applied in this order, as it does), and the readings' errors and notes."""
+    enantio = read_ee(ee)
+    readings = (
+        read_ratio(er, "er") if enantio.absent else enantio,
+        read_ratio(dr, "dr"),
+        read_ratio(rr, "rr"),
+    )
+    a, b, c = (1.0 if r.value is None else r.value for r in readings)
+    errors = tuple(r.error for r in readings if r.error)
+    notes = tuple(r.note for r in readings if r.note)
+    return (a, b, c), errors, notes
 
 
 def is_tie(a: float, b: float) -> bool:
