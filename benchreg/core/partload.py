@@ -2,8 +2,9 @@
 
 Decoding and validating is CPU-bound Python, which threads cannot run in parallel; processes can.
 The loading process cuts the file at item boundaries (:func:`benchreg.core.reader.list_parts`),
-starts one worker process per part but the first (``python -m benchreg.core.partload``: a fresh
-interpreter, never a re-run of the caller's ``__main__``), builds the first part's rows itself,
+starts one worker process per part but the first (a fork of itself when no other thread runs,
+else ``python -m benchreg.core.partload``: a fresh interpreter, never a re-run of the caller's
+``__main__``), builds the first part's rows itself,
 then reads the workers' rows files (:func:`benchreg.core.checkcache.write_rows`; the loaded-data
 cache copies them into its entry as they are).
 
@@ -27,8 +28,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import traceback
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,7 +46,9 @@ from benchreg.core.reader import ListPart, PartUnreadable, iter_list_part, list_
 MIN_BYTES = 32 << 20  # first runs measured: 31 MiB 1.66 -> 1.53 s with a worker, 62 MiB 3.0 -> 2.5
 MAX_PROCESSES = 4
 WORKERS_ENV = "BENCHREG_LOAD_WORKERS"
-PARENT_SHARE = 1.1  # this process's part is larger: a worker starts later
+PARENT_SHARE = 1.1  # this process's part is larger: a started worker imports first
+FORKED_SHARE = 0.95  # a forked worker starts at once; this process also reads its rows after
+FORK = True  # workers forked from this process where that is safe (see _forked)
 
 RowsOf = Callable[..., list[Any]]  # (records of one part, *args) -> rows
 
@@ -52,7 +57,7 @@ RowsOf = Callable[..., list[Any]]  # (records of one part, *args) -> rows
 class PartsLoaded:
     rows: list[Any]  # every row, in file order
     rows_files: list[Path]  # with ``rows_files=True``: rows files holding ``rows``, in order
-    worker_peak_rss_mib: list[float]  # each worker process's own peak (this process's aside)
+    worker_peak_rss_mib: list[float]  # each worker's peak (a forked one: with the pages it shares)
 
 
 def worker_count(path: Path) -> int:
@@ -92,7 +97,8 @@ def loaded_in_parts(
     the files live until the block ends. ``strings_shared``: see
     :func:`benchreg.core.checkcache.write_rows`."""
     workers = worker_count(path)
-    parts = list_parts(path, [PARENT_SHARE] + [1.0] * workers) if workers else None
+    share = FORKED_SHARE if _forking() else PARENT_SHARE
+    parts = list_parts(path, [share] + [1.0] * workers) if workers else None
     if parts is None or len(parts) < 2:
         yield None
         return
@@ -129,7 +135,7 @@ def _load(
     return PartsLoaded(rows, [own_file, *[f for _, f in jobs]] if rows_files else [], peaks)
 
 
-def _wait(process: subprocess.Popen[bytes]) -> tuple[int, float]:
+def _wait(process: Worker) -> tuple[int, float]:
     """The worker's exit code and peak RSS in MiB."""
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -145,9 +151,7 @@ def _rows(part: ListPart, build: dict[str, Any]) -> list[Any] | None:
         return None
 
 
-def _start(
-    part: ListPart, build: dict[str, Any], out: Path
-) -> tuple[subprocess.Popen[bytes], Path]:
+def _start(part: ListPart, build: dict[str, Any], out: Path) -> tuple[Worker, Path]:
     spec = {
         "part": [
             str(part.path),
@@ -161,8 +165,11 @@ def _start(
         "parent": os.getpid(),
         **build,
     }
+    log_path = out.with_suffix(".log")
+    if _forking():
+        return _forked(spec, log_path), out.with_suffix(".rows")
     python_path = os.pathsep.join(entry for entry in sys.path if entry)  # what imports here
-    with out.with_suffix(".log").open("wb") as log:
+    with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "benchreg.core.partload", json.dumps(spec)],
             stdin=subprocess.DEVNULL,
@@ -171,6 +178,62 @@ def _start(
             env={**os.environ, "PYTHONPATH": python_path},
         )
     return process, out.with_suffix(".rows")
+
+
+def _forking() -> bool:
+    return FORK and hasattr(os, "fork") and threading.active_count() == 1
+
+
+class ForkedWorker:
+    """A worker forked from this process, with what :func:`_load` uses of a Popen."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def kill(self) -> None:
+        with suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            _, status = os.waitpid(self.pid, 0)
+            self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+
+Worker = subprocess.Popen[bytes] | ForkedWorker
+
+
+def _forked(spec: dict[str, Any], log_path: Path) -> ForkedWorker:
+    """A worker that is a copy of this process: it starts at once, with everything imported
+    (a new interpreter spends about 0.6 s importing before its first item). Only with no other
+    thread running: a copy holds just the forking thread, and a lock another thread held would
+    stay locked in it."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # or the copy would write this process's pending output again
+    with log_path.open("wb") as log:
+        pid = os.fork()
+        if pid == 0:  # the copy: never back into the caller's code
+            code = 1
+            try:
+                for signum in (signal.SIGINT, signal.SIGTERM):
+                    signal.signal(signum, signal.SIG_DFL)  # not this process's handlers
+                os.dup2(log.fileno(), 1)
+                os.dup2(log.fileno(), 2)
+                code, _kept_until_exit = _work(spec)
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                _end(code)
+    return ForkedWorker(pid)
 
 
 def _log_failure(rows_file: Path, code: int) -> None:

@@ -39,9 +39,28 @@ def _write(path: Path, n: int, bad: int | None = None) -> list[dict[str, Any]]:
     return items
 
 
+@pytest.fixture(params=["forked", "started"])
+def start(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Workers forked from the test process, or started as new interpreters; the forked
+    workers' pids."""
+    monkeypatch.setattr(partload, "FORK", request.param == "forked")
+    if request.param == "forked":
+        assert partload._forking(), "a thread is running: workers would not be forked"
+    forked: list[int] = []
+    fork = partload._forked
+
+    def counted(spec: dict[str, Any], log_path: Path) -> partload.ForkedWorker:
+        worker = fork(spec, log_path)
+        forked.append(worker.pid)
+        return worker
+
+    monkeypatch.setattr(partload, "_forked", counted)
+    return forked
+
+
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_rows_built_in_parts_are_the_one_process_rows(
-    tmp_path: Path, monkeypatch, workers: int
+    tmp_path: Path, monkeypatch, workers: int, start: list[int]
 ) -> None:
     monkeypatch.setenv(partload.WORKERS_ENV, str(workers))
     path = tmp_path / "items.json"
@@ -55,11 +74,12 @@ def test_rows_built_in_parts_are_the_one_process_rows(
         assert len(parts.worker_peak_rss_mib) == workers
         assert all(peak > 10 for peak in parts.worker_peak_rss_mib)
     assert not any(f.exists() for f in parts.rows_files)  # gone with the block
+    assert len(start) == (workers if partload.FORK else 0)
 
 
 @pytest.mark.parametrize("bad", [0, 150, 299])
 def test_a_problem_in_any_part_leaves_the_file_to_one_process(
-    tmp_path: Path, monkeypatch, bad: int
+    tmp_path: Path, monkeypatch, bad: int, start: list[int]
 ) -> None:
     """The loader's own one-process read then names it (exactly as it always does)."""
     monkeypatch.setenv(partload.WORKERS_ENV, "2")
@@ -77,13 +97,35 @@ def rows_or_die(records: Iterable[Record], tag: str) -> list[Any]:
     return rows_of_items(records, tag)
 
 
-def test_a_worker_that_dies_leaves_the_file_to_one_process(tmp_path: Path, monkeypatch) -> None:
+def test_a_worker_that_dies_leaves_the_file_to_one_process(
+    tmp_path: Path, monkeypatch, start: list[int]
+) -> None:
     monkeypatch.setenv(partload.WORKERS_ENV, "1")
     monkeypatch.setenv("LOADING_PROCESS", str(os.getpid()))
     path = tmp_path / "items.json"
     _write(path, 100)
     with partload.loaded_in_parts(path, f"{__name__}:rows_or_die", ["t"]) as parts:
         assert parts is None
+
+
+def test_workers_are_started_not_forked_while_another_thread_runs(
+    tmp_path: Path, monkeypatch, start: list[int]
+) -> None:
+    import threading
+
+    monkeypatch.setenv(partload.WORKERS_ENV, "1")
+    path = tmp_path / "items.json"
+    _write(path, 100)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, args=(30,))
+    other.start()
+    try:
+        with partload.loaded_in_parts(path, ROWS_OF, ["t"]) as parts:
+            assert parts is not None and parts.rows == rows_of_items(iter_list_records(path), "t")
+    finally:
+        stop.set()
+        other.join()
+    assert start == []
 
 
 def test_one_process_for_small_files_unsplittable_files_and_workers_0(
