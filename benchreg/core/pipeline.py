@@ -5,6 +5,7 @@ together; every mode (run, validate, prompts) starts with :func:`prepare`.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -44,7 +45,15 @@ def load_context(task: Task, view: str | None, data_root: Path) -> LoadContext:
         params=task.loader.params,
         task_name=task.name,
         parser=_gold_parser(task),
+        parser_ref=_parser_ref(task),
     )
+
+
+def _parser_ref(task: Task) -> str | None:
+    parser = task.parser
+    if parser is None:
+        return None
+    return json.dumps([parser.name, dict(parser.params)], sort_keys=True, default=str)
 
 
 def _gold_parser(task: Task) -> Any:

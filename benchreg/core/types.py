@@ -151,6 +151,9 @@ class LoadContext:
     params: Mapping[str, Any]
     task_name: str
     parser: Parser | None = None  # the task's parser, for gold given as answer text
+    # which parser that is (registered name and params, as JSON): part of the key of what a
+    # loader or validator caches from gold it read with the parser
+    parser_ref: str | None = None
 
 
 class Loader(Protocol):

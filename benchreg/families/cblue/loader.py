@@ -18,7 +18,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from benchreg.core import registry
+from loguru import logger
+
+from benchreg.core import checkcache, registry
 from benchreg.core.errors import BenchregError, ParseError, at
 from benchreg.core.io import confined, data_cache
 from benchreg.core.params import loader_params
@@ -60,8 +62,39 @@ def load_cblue(ctx: LoadContext) -> Dataset:
             where=ctx.data_root,
             fix=f"point roots.cblue at a folder with {split}.json (JSON Lines) or pick a view",
         )
-    rows = rows_of_task(split_file, info)
     structured_file = confined(ctx.data_root / f"{split}_structured.json", ctx.data_root)
+    files = [split_file, structured_file] if structured_file.is_file() else [split_file]
+    key = {"task": info.name, "split": split, "parser": ctx.parser_ref}
+    cached = checkcache.loaded(LOADED, files, key) if ctx.parser_ref else None
+    if cached is not None:
+        logger.info(
+            f"{split_file.name}: {info.name} samples reused from an earlier run on these exact "
+            f"files (cache {checkcache.cache_dir()})"
+        )
+        (kept,), rows = cached[:1], cached[1:]
+        return Dataset(
+            samples=[Sample(*row) for row in rows],
+            files=files[: kept["files"]],
+            warnings=kept["warnings"],
+            info={**kept["info"], "samples": "cached"},
+        )
+    dataset = _built(ctx, info, split, split_file, structured_file)
+    if ctx.parser_ref:
+        kept = {"files": len(dataset.files), "warnings": dataset.warnings, "info": dataset.info}
+        rows = [(s.id, s.input, s.gold, s.meta) for s in dataset.samples]
+        # equal strings are not looked for: the answer_choices lists are already shared
+        checkcache.store_loaded(LOADED, files, [kept, *rows], key, strings_shared=True)
+    return dataset
+
+
+LOADED = "cblue.samples"  # the loaded-data cache's name of one task's samples
+
+
+def _built(
+    ctx: LoadContext, info: TaskInfo, split: str, split_file: Path, structured_file: Path
+) -> Dataset:
+    assert ctx.parser is not None
+    rows = rows_of_task(split_file, info)
     gold_by_id = structured_gold(structured_file, info) if structured_file.is_file() else {}
 
     samples: list[Sample] = []

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from benchreg.core import registry
+from benchreg.core import checkcache, registry
 from benchreg.core.errors import ParseError
 from benchreg.core.types import Dataset, LoadContext, Parser, Sample
 from benchreg.core.validation import Finding
@@ -27,8 +27,30 @@ MAX_PER_KIND = 20
 @registry.validators.register("cblue_gold")
 def check_gold(dataset: Dataset, ctx: LoadContext, **params: Any) -> list[Finding]:
     """Gold items in the documented shape, and structured gold agreeing with the `target` text
-    (read by the task's parser, `ctx.parser`)."""
+    (read by the task's parser, `ctx.parser`). The findings are kept in the loaded-data cache
+    beside the samples: the same files read with the same parser give the same findings."""
     info = task_of_params(ctx.params, where=f"task entry {ctx.task_name}")
+    key = {
+        "entry": ctx.task_name,
+        "loader_params": dict(ctx.params),
+        "view": ctx.view,
+        "parser": ctx.parser_ref,
+        "samples": len(dataset.samples),
+    }
+    cached = checkcache.loaded(FINDINGS, dataset.files, key) if ctx.parser_ref else None
+    if cached is not None:
+        return [Finding(*row) for row in cached]
+    findings = _gold_findings(dataset, ctx, info)
+    if ctx.parser_ref:
+        rows = [(f.where, f.message, f.severity) for f in findings]
+        checkcache.store_loaded(FINDINGS, dataset.files, rows, key)
+    return findings
+
+
+FINDINGS = "cblue.gold_findings"  # the loaded-data cache's name of check_gold's findings
+
+
+def _gold_findings(dataset: Dataset, ctx: LoadContext, info: TaskInfo) -> list[Finding]:
     findings: list[Finding] = []
     no_gold: list[str] = []
     for sample in dataset.samples:

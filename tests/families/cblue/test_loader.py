@@ -119,3 +119,54 @@ def test_task_comes_from_the_loader_param_only(tmp_path: Path) -> None:
     other = spec.evolve(loader={"name": spec.loader.name, "params": {"task": "KUAKE-QIC"}})
     dataset = load_dataset(other, "dev", tmp_path)
     assert [(s.id, s.input["task_dataset"]) for s in dataset.samples] == [("q", "KUAKE-QIC")]
+
+
+def test_samples_and_gold_findings_are_reused_for_the_same_files_and_parser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A task's samples (gold, warnings, info) and `cblue_gold`'s findings come back from the
+    loaded-data cache equal to those built; another file content or parser builds them anew."""
+    from dataclasses import replace
+
+    from benchreg import load_task
+    from benchreg.core import checkcache, registry
+    from benchreg.core.pipeline import load_context
+
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    root = tmp_path / "data"
+    root.mkdir()
+    rows = [row("a", target="相关"), row("b", target="不相关"), row("c", target="相关")]
+    write_jsonl(root / "dev.json", rows)
+    (root / "dev_structured.json").write_text(
+        json.dumps({"KUAKE-IR": [{"sample_id": "a", "answer": "不相关"}]}), encoding="utf-8"
+    )
+    spec = load_task("cblue/KUAKE-IR")
+    check = registry.validators.get("cblue_gold")
+
+    def loaded() -> tuple:
+        dataset = load("KUAKE-IR", root)
+        findings = check(dataset, load_context(spec, "dev", root))
+        return dataset, [(f.where, f.message, f.severity) for f in findings]
+
+    built, built_findings = loaded()
+    assert built.info.get("samples") is None and built_findings  # "a" disagrees with its target
+    again, again_findings = loaded()
+    assert again.info == {**built.info, "samples": "cached"}
+    assert (again.samples, again.files, again.warnings) == (
+        built.samples,
+        built.files,
+        built.warnings,
+    )
+    assert again_findings == built_findings
+
+    ctx = load_context(spec, "dev", root)
+    other = replace(spec, parser=replace(spec.parser, params={"unused": 1}))
+    assert load_context(other, "dev", root).parser_ref != ctx.parser_ref
+    assert spec.loader.component(replace(ctx, parser_ref="another")).info.get("samples") is None
+    assert spec.loader.component(ctx).info["samples"] == "cached"
+
+    write_jsonl(root / "dev.json", [*rows[:2], row("c", target="不相关")])  # c's gold changes
+    changed, _ = loaded()
+    assert changed.info.get("samples") is None
+    assert [s.gold for s in changed.samples] == ["不相关", "不相关", "不相关"]
