@@ -20,10 +20,14 @@ bench/_harness.py), paired, every run into a fresh output folder:
 - `official`: ``python src/evaluation/evaluate.py input_param.json out.json`` in the checkout, on
   the same gold and predictions (CMeIE renamed CMeIE-V2; one identical dummy sample for the two
   tasks outside the toy split, Text2DT and CMedCausal, as in the reference scores' README);
-- `benchreg`: the documented sweep (README, "Sweeps")
+- `benchreg, first`: the documented sweep (README, "Sweeps")
   ``python -m benchreg -m 'task=glob(cblue/*)' model=predictions model.path=results.json
   roots.cblue=DIR hydra.sweep.dir={out}/sweep``, default CIs (1,000 bootstrap resamples),
-  summary, analyses and report included.
+  summary, analyses and report included, with an empty benchreg cache folder
+  (`BENCHREG_CACHE_DIR`);
+- `benchreg, repeated`: the same with the cache folder of an earlier run on the same files (at
+  80,000 samples, each task's samples and gold findings are read back from the loaded-data
+  cache, docs/cblue.md; the predictions are read as in any run).
 Checked after every run: the official score file holds a score; the sweep ran 16 jobs (none kept
 from an earlier sweep), each finished, complete, with all its samples scored (n = denominator =
 the task's samples). The overall score over the 16 tasks is checked equal (|diff| < 1e-9) on
@@ -38,7 +42,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench._harness import Side, benchreg_cli, measure, report
+from bench._harness import Side, benchreg_cli, cold_and_warm, measure, report
 
 N_TASKS = 16
 DUMMY = {
@@ -128,9 +132,11 @@ def run_size(copies: int, evaluate: Path, repeats: int) -> None:
                 check=check_official,
                 cwd=str(evaluate.parent),
             ),
-            Side(
-                "benchreg CLI sweep, 16 tasks, default CIs",
+            *cold_and_warm(
                 argv,
+                folder,
+                "benchreg CLI sweep, first (empty cache)",
+                "benchreg CLI sweep, repeated (files seen before)",
                 env=env,
                 cwd=cwd,
                 check=check_sweep,
