@@ -135,8 +135,8 @@ def run_size(copies: int, evaluate: Path, repeats: int) -> None:
             *cold_and_warm(
                 argv,
                 folder,
-                "benchreg CLI sweep, first (empty cache)",
-                "benchreg CLI sweep, repeated (files seen before)",
+                "benchreg sweep, first (empty cache)",
+                "benchreg sweep, repeated (files seen before)",
                 env=env,
                 cwd=cwd,
                 check=check_sweep,

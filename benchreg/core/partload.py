@@ -218,10 +218,11 @@ def _forked(spec: dict[str, Any], log_path: Path) -> ForkedWorker:
     thread running: a copy holds just the forking thread, and a lock another thread held would
     stay locked in it."""
     for stream in (sys.stdout, sys.stderr):
-        stream.flush()  # or the copy would write this process's pending output again
+        with suppress(Exception):  # or the copy would write this process's pending output again
+            stream.flush()
     with log_path.open("wb") as log:
         pid = os.fork()
-        if pid == 0:  # the copy: never back into the caller's code
+        if pid == 0:  # the copy: whatever happens, it never returns into the caller's code
             code = 1
             try:
                 for signum in (signal.SIGINT, signal.SIGTERM):
@@ -230,9 +231,12 @@ def _forked(spec: dict[str, Any], log_path: Path) -> ForkedWorker:
                 os.dup2(log.fileno(), 2)
                 code, _kept_until_exit = _work(spec)
             except BaseException:
-                traceback.print_exc()
+                with suppress(BaseException):
+                    traceback.print_exc()
             finally:
-                _end(code)
+                with suppress(BaseException):
+                    _end(code)
+                os._exit(code)
     return ForkedWorker(pid)
 
 
