@@ -42,6 +42,7 @@ from benchreg.core import checkcache
 from benchreg.core.children import die_with_parent
 from benchreg.core.errors import BenchregError
 from benchreg.core.reader import ListPart, PartUnreadable, iter_list_part, list_parts
+from benchreg.core.threads import usable_cpus
 
 MIN_BYTES = 32 << 20  # first runs measured: 31 MiB 1.66 -> 1.53 s with a worker, 62 MiB 3.0 -> 2.5
 MAX_PROCESSES = 4
@@ -75,9 +76,7 @@ def worker_count(path: Path) -> int:
             return 0
     except OSError:
         return 0
-    usable = getattr(os, "sched_getaffinity", None)  # the CPUs this process may use (Linux)
-    cpus = len(usable(0)) if usable else os.cpu_count() or 1
-    return min(cpus, MAX_PROCESSES) - 1
+    return min(usable_cpus(), MAX_PROCESSES) - 1
 
 
 @contextmanager

@@ -47,6 +47,8 @@ from typing import Any
 from hydra.core.utils import JobReturn
 from loguru import logger
 
+from benchreg.core.threads import usable_cpus
+
 _NUMBER = struct.Struct("<I")
 FORK_MAX_MIB = 256  # resident size above which the sweep process does not fork (see the module)
 PIPE_JOBS = 16_000  # job numbers written to the pipe at once (a pipe holds 64 KiB)
@@ -220,17 +222,11 @@ def sweep_processes(setting: Any, jobs: Sequence[Sequence[str]], master_model: s
 
         if not all(job_model(job, master_model) in OFFLINE_SYSTEMS for job in jobs):
             return 1
-        return max(1, min(AUTO_MAX, _cpus(), len(jobs)))
+        return max(1, min(AUTO_MAX, usable_cpus(), len(jobs)))
     return min(int(setting), len(jobs))
 
 
 AUTO_MAX = 4
-
-
-def _cpus() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def job_model(overrides: Sequence[str], master_model: str | None) -> str | None:

@@ -154,7 +154,7 @@ def test_one_process_or_a_large_sweep_process_runs_the_jobs_itself(monkeypatch) 
 
 
 def test_auto_forks_only_for_models_that_answer_from_the_inputs(monkeypatch) -> None:
-    monkeypatch.setattr(forked, "_cpus", lambda: 2)
+    monkeypatch.setattr(forked, "usable_cpus", lambda: 2)
     offline = [["task=a", "model=predictions"], ["task=b", "model=baseline"]]
     assert sweep_processes("auto", offline, "baseline") == 2
     assert sweep_processes("auto", [["task=a"], ["task=b"]], "baseline") == 2
@@ -165,7 +165,7 @@ def test_auto_forks_only_for_models_that_answer_from_the_inputs(monkeypatch) -> 
     assert sweep_processes("auto", [["task=a"]], "baseline") == 1  # one job
     assert sweep_processes(3, with_server, "baseline") == 2  # as asked, at most one per job
     assert sweep_processes(1, offline, "baseline") == 1
-    monkeypatch.setattr(forked, "_cpus", lambda: 64)
+    monkeypatch.setattr(forked, "usable_cpus", lambda: 64)
     assert sweep_processes("auto", offline * 5, "baseline") == forked.AUTO_MAX
     assert job_model(["model=random", "+model.name=predictions"], None) == "predictions"
 

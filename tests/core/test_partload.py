@@ -97,34 +97,23 @@ def rows_or_die(records: Iterable[Record], tag: str) -> list[Any]:
     return rows_of_items(records, tag)
 
 
-def test_a_worker_that_dies_leaves_the_file_to_one_process(
-    tmp_path: Path, monkeypatch, start: list[int]
-) -> None:
-    monkeypatch.setenv(partload.WORKERS_ENV, "1")
-    monkeypatch.setenv("LOADING_PROCESS", str(os.getpid()))
-    path = tmp_path / "items.json"
-    _write(path, 100)
-    with partload.loaded_in_parts(path, f"{__name__}:rows_or_die", ["t"]) as parts:
-        assert parts is None
-
-
 def rows_or_raise(records: Iterable[Record], tag: str) -> list[Any]:
     if os.environ["LOADING_PROCESS"] != str(os.getpid()):
-        raise RuntimeError("a bug in a worker")
+        raise RuntimeError("a bug in a worker")  # a forked one never returns into the caller
     return rows_of_items(records, tag)
 
 
-def test_a_worker_that_raises_leaves_the_file_to_one_process(
-    tmp_path: Path, monkeypatch, start: list[int]
+@pytest.mark.parametrize(("rows_of", "workers"), [("rows_or_die", 1), ("rows_or_raise", 2)])
+def test_a_worker_that_dies_or_raises_leaves_the_file_to_one_process(
+    tmp_path: Path, monkeypatch, start: list[int], rows_of: str, workers: int
 ) -> None:
-    """Any exception ends the worker (a forked one never returns into the caller's code)."""
-    monkeypatch.setenv(partload.WORKERS_ENV, "2")
+    monkeypatch.setenv(partload.WORKERS_ENV, str(workers))
     monkeypatch.setenv("LOADING_PROCESS", str(os.getpid()))
     path = tmp_path / "items.json"
     _write(path, 100)
-    with partload.loaded_in_parts(path, f"{__name__}:rows_or_raise", ["t"]) as parts:
+    with partload.loaded_in_parts(path, f"{__name__}:{rows_of}", ["t"]) as parts:
         assert parts is None
-    assert len(start) == (2 if partload.FORK else 0)
+    assert len(start) == (workers if partload.FORK else 0)
 
 
 def test_workers_are_started_not_forked_while_another_thread_runs(

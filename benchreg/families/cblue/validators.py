@@ -11,10 +11,10 @@ from typing import Any
 
 import orjson
 
-from benchreg.core import checkcache, registry
+from benchreg.core import registry
 from benchreg.core.errors import ParseError
 from benchreg.core.types import Dataset, LoadContext, Parser, Sample
-from benchreg.core.validation import Finding
+from benchreg.core.validation import Finding, cached_findings
 from benchreg.families.cblue import official
 from benchreg.families.cblue.answer import off_schema_items
 from benchreg.families.cblue.catalogue import TaskInfo, task_of_params
@@ -37,14 +37,9 @@ def check_gold(dataset: Dataset, ctx: LoadContext, **params: Any) -> list[Findin
         "parser": ctx.parser_ref,
         "samples": len(dataset.samples),
     }
-    cached = checkcache.loaded(FINDINGS, dataset.files, key) if ctx.parser_ref else None
-    if cached is not None:
-        return [Finding(*row) for row in cached]
-    findings = _gold_findings(dataset, ctx, info)
-    if ctx.parser_ref:
-        rows = [(f.where, f.message, f.severity) for f in findings]
-        checkcache.store_loaded(FINDINGS, dataset.files, rows, key)
-    return findings
+    if not ctx.parser_ref:
+        return _gold_findings(dataset, ctx, info)
+    return cached_findings(FINDINGS, dataset.files, key, lambda: _gold_findings(dataset, ctx, info))
 
 
 FINDINGS = "cblue.gold_findings"  # the loaded-data cache's name of check_gold's findings

@@ -14,12 +14,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from loguru import logger
-
-from benchreg.core import checkcache, registry
+from benchreg.core import registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.types import Dataset, LoadContext, Sample
-from benchreg.core.validation import Finding
+from benchreg.core.validation import Finding, cached_findings
 from benchreg.families.reaction_mc.conditions import condition_signature
 from benchreg.families.reaction_mc.consistency import (
     DEFAULT_ABS_TOL,
@@ -45,12 +43,18 @@ def pair_findings(
     refs = {base_id(s.id): s for s in references}
     ctrls = {base_id(s.id): s for s in controls}
     for key in sorted(set(refs) - set(ctrls)):
-        findings.append(Finding(refs[key].id, "reference question without its _ref_control twin",
-                                "error"))
+        findings.append(
+            Finding(refs[key].id, "reference question without its _ref_control twin", "error")
+        )
     for key in sorted(set(ctrls) - set(refs)):
-        findings.append(Finding(ctrls[key].id, "control question without its _ref question "
-                                               "(controls exist only when the reference does)",
-                                "error"))
+        findings.append(
+            Finding(
+                ctrls[key].id,
+                "control question without its _ref question "
+                "(controls exist only when the reference does)",
+                "error",
+            )
+        )
     for key in sorted(set(refs) & set(ctrls)):
         ref, ctrl = refs[key], ctrls[key]
         ref_opts = sorted(condition_signature(o) for o in ref.input["options"])
@@ -61,15 +65,21 @@ def pair_findings(
             a = condition_signature(ref.input["input"].get(part) or {})
             b = condition_signature(ctrl.input["input"].get(part) or {})
             if a != b:
-                findings.append(Finding(ctrl.id, f"{part} differ from those of {ref.id}",
-                                        "error"))
+                findings.append(Finding(ctrl.id, f"{part} differ from those of {ref.id}", "error"))
         ref_scores = QuestionScores.from_json(ref.meta["formula"])
         ctrl_scores = QuestionScores.from_json(ctrl.meta["formula"])
-        if not math.isclose(ref_scores.best_effective, ctrl_scores.best_effective,
-                            rel_tol=rel_tol, abs_tol=1e-9):
-            findings.append(Finding(ctrl.id, f"best effective {ctrl_scores.best_effective:.6g} "
-                                             f"differs from {ref.id} "
-                                             f"({ref_scores.best_effective:.6g})", "error"))
+        if not math.isclose(
+            ref_scores.best_effective, ctrl_scores.best_effective, rel_tol=rel_tol, abs_tol=1e-9
+        ):
+            findings.append(
+                Finding(
+                    ctrl.id,
+                    f"best effective {ctrl_scores.best_effective:.6g} "
+                    f"differs from {ref.id} "
+                    f"({ref_scores.best_effective:.6g})",
+                    "error",
+                )
+            )
     return findings
 
 
@@ -100,8 +110,11 @@ def _sibling_findings(dataset: Dataset) -> list[Finding]:
     path = _sibling_path(dataset)
     if path is None:
         folder = Path(dataset.files[0]).parent
-        return [Finding(str(folder), f"no {other_type} file beside this one: pairs not checked",
-                        "warning")]
+        return [
+            Finding(
+                str(folder), f"no {other_type} file beside this one: pairs not checked", "warning"
+            )
+        ]
     try:
         others = [to_sample(q) for q in read_questions(path, other_type)]
     except BenchregError as exc:
@@ -129,28 +142,21 @@ def check_consistency(
     params: a repeated run on unchanged files reports the same findings without recomputing
     them, and says so."""
     files, key = _cache_key(dataset, rel_tol, abs_tol, check_pairs)
-    cached = checkcache.loaded(CONSISTENCY, files, key)
-    if cached is not None:
-        logger.info(
-            f"{Path(files[0]).name}: consistency findings ({len(cached)}) reused from an earlier "
-            f"check of the same file contents (cache {checkcache.cache_dir()})"
-        )
-        return [Finding(*finding) for finding in cached]
-    made = dataset.checked.get(LOADER_CHECKS)
-    if made is not None and made["tolerances"] == [rel_tol, abs_tol]:
-        findings = [Finding(*finding) for finding in made["findings"]]
-    else:
-        checker = QuestionChecker(rel_tol, abs_tol)
-        for sample in dataset.samples:
-            checker.question(sample)
-        findings = checker.findings
-    if check_pairs:
-        findings += _sibling_findings(dataset)
-    if files:
-        checkcache.store_loaded(
-            CONSISTENCY, files, [(f.where, f.message, f.severity) for f in findings], key
-        )
-    return findings
+
+    def find() -> list[Finding]:
+        made = dataset.checked.get(LOADER_CHECKS)
+        if made is not None and made["tolerances"] == [rel_tol, abs_tol]:
+            findings = [Finding(*finding) for finding in made["findings"]]
+        else:
+            checker = QuestionChecker(rel_tol, abs_tol)
+            for sample in dataset.samples:
+                checker.question(sample)
+            findings = checker.findings
+        if check_pairs:
+            findings += _sibling_findings(dataset)
+        return findings
+
+    return cached_findings(CONSISTENCY, files, key, find)
 
 
 def _cache_key(
