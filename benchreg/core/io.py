@@ -6,7 +6,6 @@ import hashlib
 import json
 import os
 import tempfile
-import time
 from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from benchreg.core.digests import RACY_NS, sha256_file  # noqa: F401  (the io API)
 from benchreg.core.errors import BenchregError, at
 
 
@@ -188,32 +188,6 @@ def release_data_caches() -> None:
     for fn in _DATA_CACHES:
         fn.cache_clear()
     gc.collect()
-
-
-_SHA256_CACHE: dict[tuple[str, int, int, int, int], str] = {}
-
-
-def sha256_file(path: Path) -> str:
-    """sha256 of a file's bytes, computed once per process for each (path, device, inode, size,
-    mtime_ns): the jobs of a sweep and a run's provenance and fingerprints share the digest.
-
-    A file modified in the last two seconds is hashed again each time (its mtime could still
-    change without a visible difference: coarse file-system clocks, "racy" timestamps)."""
-    st = os.stat(path)
-    key = (os.path.abspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    cached = _SHA256_CACHE.get(key)
-    if cached is None:
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        cached = digest.hexdigest()
-        if time.time_ns() - st.st_mtime_ns > RACY_NS:
-            _SHA256_CACHE[key] = cached
-    return cached
-
-
-RACY_NS = 2_000_000_000
 
 
 def sha256_text(text: str) -> str:

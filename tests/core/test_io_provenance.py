@@ -61,7 +61,7 @@ def test_sha256_file_is_computed_once_per_unchanged_file(tmp_path, monkeypatch) 
     import hashlib
     import os
 
-    from benchreg.core import io
+    from benchreg.core import digests, io
 
     path = tmp_path / "data.jsonl"
     path.write_bytes(b"one\n")
@@ -69,12 +69,50 @@ def test_sha256_file_is_computed_once_per_unchanged_file(tmp_path, monkeypatch) 
     os.utime(path, ns=(old, old))
     calls = []
     real = hashlib.sha256
-    monkeypatch.setattr(io.hashlib, "sha256", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(digests.hashlib, "sha256", lambda *a: calls.append(1) or real(*a))
     first = io.sha256_file(path)
     assert io.sha256_file(path) == first == real(b"one\n").hexdigest() and len(calls) == 1
     path.write_bytes(b"two\n")  # same size, new content: the mtime changes, so it is hashed again
     assert io.sha256_file(path) == real(b"two\n").hexdigest() and len(calls) == 2
     assert io.sha256_file(path) == real(b"two\n").hexdigest() and len(calls) == 3  # racy: again
+
+
+def test_sha256_memo_serves_a_later_process_until_the_file_changes(tmp_path, monkeypatch) -> None:
+    import hashlib
+    import os
+
+    from benchreg.core import digests
+
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"one\n")
+    old = 1_000_000_000_000_000_000
+    os.utime(path, ns=(old, old))
+    hashed = []
+    real = digests._hash
+    monkeypatch.setattr(digests, "_hash", lambda p: hashed.append(p) or real(p))
+    first = digests.sha256_file(path)
+    digests._IN_PROCESS.clear()  # a new process: only the memo is left
+    assert digests.sha256_file(path) == first == hashlib.sha256(b"one\n").hexdigest()
+    assert len(hashed) == 1 and list((tmp_path / "cache" / "sha256").rglob("*"))
+
+    path.write_bytes(b"two\n")  # same size; mtime and ctime change
+    os.utime(path, ns=(old, old))  # mtime set back: the ctime still tells the change
+    digests._IN_PROCESS.clear()
+    assert digests.sha256_file(path) == hashlib.sha256(b"two\n").hexdigest() and len(hashed) == 2
+
+    for memo in (tmp_path / "cache" / "sha256").rglob("*"):
+        if memo.is_file():
+            memo.write_text("not a digest")
+    digests._IN_PROCESS.clear()
+    assert digests.sha256_file(path) == hashlib.sha256(b"two\n").hexdigest() and len(hashed) == 3
+
+    monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
+    digests._IN_PROCESS.clear()
+    digests.sha256_file(path)
+    digests._IN_PROCESS.clear()
+    digests.sha256_file(path)
+    assert len(hashed) == 5
 
 
 def test_json_lines_are_json_dumps_lines_by_orjson(tmp_path: Path) -> None:
