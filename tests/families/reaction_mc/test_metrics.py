@@ -56,8 +56,20 @@ def test_hand_checked_metrics(hand_release: Path, tmp_path: Path) -> None:
     for name in ("avg_relative_score", "exact_match_accuracy", "avg_yield_ratio"):
         summary = result.metrics[name]
         assert (summary.n, summary.denominator) == (4, 8)
-        assert summary.ci95 is not None and summary.ci_method.startswith("bootstrap")
+        method = "wilson" if name == "exact_match_accuracy" else "bootstrap"  # 0/1 scores
+        assert summary.ci95 is not None and summary.ci_method.startswith(method)
         assert summary.ci95[0] <= summary.value <= summary.ci95[1]
+
+
+def test_exact_match_of_a_few_questions_all_wrong_has_a_wide_ci(
+    hand_release: Path, tmp_path: Path
+) -> None:
+    # one wrong answer, one invalid, six missing: 0/8 hits; a bootstrap of eight equal scores
+    # gives [0, 0], as certain as a thousand misses
+    result = _run(hand_release, {"t_q2": 0, "t_q6": "1"}, tmp_path)
+    exact = result.metrics["exact_match_accuracy"]
+    assert (exact.value, exact.ci_method) == (0.0, "wilson")
+    assert exact.ci95 is not None and exact.ci95[0] == 0.0 and exact.ci95[1] > 0.25
 
 
 def test_counts_missing_invalid_unknown(hand_release: Path, tmp_path: Path) -> None:
