@@ -33,6 +33,7 @@ from benchreg.families.reaction_mc.records import (
     Question,
     QuestionFields,
     check_identity,
+    plain_question,
 )
 
 
@@ -59,9 +60,7 @@ def read_questions(path: Path, question_type: str) -> list[QuestionFields]:
     return list(iter_questions(path, question_type))
 
 
-def iter_questions(
-    path: Path, question_type: str, *, batch: int = 512
-) -> Iterator[QuestionFields]:
+def iter_questions(path: Path, question_type: str, *, batch: int = 512) -> Iterator[QuestionFields]:
     """:func:`read_questions` as a stream: a JSON list file is decoded a read buffer at a time
     (core.reader.iter_list_records) and checked in batches, so memory holds one buffer's raw
     questions, not the whole file decoded."""
@@ -92,25 +91,30 @@ def checked_questions(
 
 
 def _checked(records: list[tuple[str, Record]], question_type: str) -> list[QuestionFields]:
-    try:  # the whole batch in one pydantic call; on a violation, find the first one in order
-        questions = _QUESTIONS.validate_python([record.data for _, record in records])
-    except ValidationError:
-        questions = None
+    plain = [plain_question(record.data) for _, record in records]
+    rest = [position for position, question in enumerate(plain) if question is None]
+    validated: list[QuestionFields] | None = []
+    if rest:
+        try:  # the rest in one pydantic call; on a violation, find the first one in order
+            validated = _QUESTIONS.validate_python([records[i][1].data for i in rest])
+        except ValidationError:
+            validated = None
+    by_position = dict(zip(rest, validated or (), strict=False))
+    questions: list[QuestionFields] = []
     for position, (qid, record) in enumerate(records):
         label = f"{record.where} (question {qid})"
-        if questions is None:
+        question = plain[position] or by_position.get(position)
+        if question is None:
             try:
                 question = _QUESTION.validate_python(record.data)
             except ValidationError as exc:
                 raise BenchregError(
                     _first_error(exc), where=label, fix="see spec section 7"
                 ) from None
-        else:
-            question = questions[position]
         problem = check_identity(question, question_type)
         if problem:
             raise BenchregError(problem, where=label)
-    assert questions is not None  # a failed batch raised in the loop above
+        questions.append(question)
     return questions
 
 
@@ -126,8 +130,15 @@ def _first_error(exc: ValidationError) -> str:
 
 
 RELEASE_META_KEYS = (
-    "yields", "effective_scores", "scores", "option_relative_scores", "best_yield",
-    "best_effective_score", "global_best_yield", "global_best_effective_score", "doi",
+    "yields",
+    "effective_scores",
+    "scores",
+    "option_relative_scores",
+    "best_yield",
+    "best_effective_score",
+    "global_best_yield",
+    "global_best_effective_score",
+    "doi",
     "parent_table_id",
 )
 
