@@ -38,7 +38,7 @@ from typing import Any
 
 from loguru import logger
 
-from benchreg.core import checkcache
+from benchreg.core import checkcache, digests
 from benchreg.core.children import die_with_parent
 from benchreg.core.errors import BenchregError
 from benchreg.core.reader import ListPart, PartUnreadable, iter_list_part, list_parts
@@ -180,7 +180,9 @@ def _start(part: ListPart, build: dict[str, Any], out: Path) -> tuple[Worker, Pa
 
 
 def _forking() -> bool:
-    return FORK and hasattr(os, "fork") and threading.active_count() == 1
+    # digests.prefetch's threads only hash a file: a copy never waits for them (see there)
+    others = threading.active_count() - digests.hashing()
+    return FORK and hasattr(os, "fork") and others == 1
 
 
 class ForkedWorker:

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from benchreg.core import registry
+from benchreg.core import digests, registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.system import PerSampleSystem, PredictionSetSystem, SystemContext
 
@@ -36,6 +36,7 @@ def predictions_system(cfg: Mapping[str, Any], ctx: SystemContext) -> Prediction
         )
     # model.params: reader options, checked like the entry's own
     reader = reader.with_params(dict(cfg.get("params") or {}), what="prediction reader")
+    digests.prefetch(resolved)  # hashed beside the reading: the run records its sha256
     prediction_set = reader(resolved.resolve(), ctx.samples, ctx.task.name)
     return PredictionSetSystem(f"predictions:{resolved.name}", prediction_set)
 

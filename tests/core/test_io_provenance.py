@@ -115,6 +115,72 @@ def test_sha256_memo_serves_a_later_process_until_the_file_changes(tmp_path, mon
     assert len(hashed) == 5
 
 
+def test_prefetch_hashes_in_a_thread_and_sha256_file_takes_its_digest(tmp_path, monkeypatch):
+    import hashlib
+    import os
+    import threading
+
+    from benchreg.core import digests
+
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"x" * 3_000_000)
+    old = 1_000_000_000_000_000_000
+    os.utime(path, ns=(old, old))
+    release = threading.Event()
+    threads = []
+    real = digests._hash
+
+    def slow(p: str) -> str:
+        threads.append(threading.current_thread().name)
+        release.wait(10)
+        return real(p)
+
+    monkeypatch.setattr(digests, "_hash", slow)
+    digests.prefetch(path)
+    assert digests.hashing() == 1  # running, and counted apart from other threads
+    digests.prefetch(path)  # already under way: not a second thread
+    assert digests.hashing() == 1
+    release.set()
+    assert digests.sha256_file(path) == hashlib.sha256(b"x" * 3_000_000).hexdigest()
+    assert threads == [digests.THREAD_NAME] and digests.hashing() == 0
+    digests.prefetch(path)  # known now: nothing to start
+    assert threads == [digests.THREAD_NAME]
+
+    release.clear()
+    path.write_bytes(b"y" * 10)
+    os.utime(path, ns=(old, old))
+    digests.prefetch(path)
+    path.write_bytes(b"z" * 10)  # changed while its prefetch runs: hashed again, here
+    release.set()
+    assert digests.sha256_file(path) == hashlib.sha256(b"z" * 10).hexdigest()
+    digests.prefetch(tmp_path / "missing.jsonl")  # left to sha256_file, which raises
+    with pytest.raises(FileNotFoundError):
+        digests.sha256_file(tmp_path / "missing.jsonl")
+
+
+def test_load_workers_are_forked_while_a_file_is_hashed(tmp_path, monkeypatch) -> None:
+    import threading
+
+    from benchreg.core import digests, partload
+
+    monkeypatch.setattr(partload, "FORK", True)
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"x")
+    release = threading.Event()
+    monkeypatch.setattr(digests, "_hash", lambda p: release.wait(10) and "0" * 64)
+    digests.prefetch(path)
+    try:
+        assert partload._forking()  # the hashing thread does not count
+        other = threading.Thread(target=release.wait, args=(10,))
+        other.start()
+        assert not partload._forking()  # any other thread does
+    finally:
+        release.set()
+        digests._PENDING.clear()
+    other.join()
+
+
 def test_json_lines_are_json_dumps_lines_by_orjson(tmp_path: Path) -> None:
     """orjson writes what `json` wrote (values, non-ASCII as it is); what it cannot encode
     (a long integer, a non-string key) `json` writes; NaN, not JSON, is null."""
