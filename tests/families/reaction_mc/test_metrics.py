@@ -39,8 +39,16 @@ def _run(root: Path, predictions: dict, tmp_path: Path, task: str = ALL):
     )
 
 
-PREDICTIONS = {"t_q1": 1, "t_q2": 0, "t_q3": 2, "t_q4": 0, "t_q6": "1", "t_q7": 5, "t_q8": True,
-               "other_q1": 0}
+PREDICTIONS = {
+    "t_q1": 1,
+    "t_q2": 0,
+    "t_q3": 2,
+    "t_q4": 0,
+    "t_q6": "1",
+    "t_q7": 5,
+    "t_q8": True,
+    "other_q1": 0,
+}
 
 
 def test_hand_checked_metrics(hand_release: Path, tmp_path: Path) -> None:
@@ -50,9 +58,7 @@ def test_hand_checked_metrics(hand_release: Path, tmp_path: Path) -> None:
     assert result.metrics["avg_relative_score"].value == pytest.approx((1 + q2 + 1 + 1) / 8)
     assert result.metrics["exact_match_accuracy"].value == pytest.approx(3 / 8)
     assert result.metrics["avg_yield_ratio"].value == pytest.approx((1 + 1 + 1 + 50 / 60) / 8)
-    assert result.per_sample["avg_relative_score"] == pytest.approx(
-        [1.0, q2, 1.0, 1.0, 0, 0, 0, 0]
-    )
+    assert result.per_sample["avg_relative_score"] == pytest.approx([1.0, q2, 1.0, 1.0, 0, 0, 0, 0])
     for name in ("avg_relative_score", "exact_match_accuracy", "avg_yield_ratio"):
         summary = result.metrics[name]
         assert (summary.n, summary.denominator) == (4, 8)
@@ -88,7 +94,9 @@ def test_counts_missing_invalid_unknown(hand_release: Path, tmp_path: Path) -> N
 def test_family_counts(hand_release: Path, tmp_path: Path) -> None:
     counts = _run(hand_release, PREDICTIONS, tmp_path).counts
     assert counts == {
-        "questions": 8, "questions_with_unreadable_scores": 0, "questions_all_zero": 1,
+        "questions": 8,
+        "questions_with_unreadable_scores": 0,
+        "questions_all_zero": 1,
     }
 
 
@@ -104,7 +112,9 @@ def test_zero_best_any_valid_pick_scores_one(question, release, tmp_path: Path) 
     root = release({ALL: [question("z_q1", ALL, [{"yield": 0}, {"yield": 0.0}])]})
     result = _run(root, {"z_q1": 1}, tmp_path)
     assert {k: v.value for k, v in result.metrics.items()} == {
-        "avg_relative_score": 1.0, "exact_match_accuracy": 1.0, "avg_yield_ratio": 1.0,
+        "avg_relative_score": 1.0,
+        "exact_match_accuracy": 1.0,
+        "avg_yield_ratio": 1.0,
     }
 
 
@@ -163,8 +173,11 @@ def test_bootstrap_resamples_reduce_per_output(hand_release: Path, tmp_path: Pat
 
 
 def test_random_system_answers_in_range(hand_release: Path) -> None:
-    result = run_task(load_task(f"reaction_mc/{ALL}"), view=None,
-                      system_cfg={"name": "random", "seed": 3},
-                      roots={"reaction_mc": str(hand_release)})
+    result = run_task(
+        load_task(f"reaction_mc/{ALL}"),
+        view=None,
+        system_cfg={"name": "random", "seed": 3},
+        roots={"reaction_mc": str(hand_release)},
+    )
     assert result.statuses["ok"] == 8
     assert all(0 <= p.answer < 3 for p in result.predictions)
