@@ -20,6 +20,7 @@ from benchreg.app import logs
 from benchreg.app.sweepfolder import job_states
 from benchreg.core.analysis import read_jobs, run_analyses, samples_shared, write_reports
 from benchreg.core.io import atomic_write_text, read_json, release_data_caches
+from benchreg.core.reader import gc_paused
 from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
 from benchreg.core.summary import plural, state_lines, summary_csv, summary_markdown, summary_row
 
@@ -215,6 +216,10 @@ class SweepSummary(Callback):
             return
         logs.end_sharing(sweep_dir)
         release_data_caches()  # the jobs' data, before the summary and report read the outputs
+        with gc_paused():  # the jobs' sample rows, decoded back: no cycles, a growing heap
+            self._write(sweep_dir)
+
+    def _write(self, sweep_dir: Path) -> None:
         try:
             rows, written, failed_analyses = summarize_sweep(sweep_dir)
             SWEEP_RESULT["not_ok"] = not_ok_count(rows, failed_analyses)

@@ -96,7 +96,7 @@ def loaded_in_parts(
     the files live until the block ends. ``strings_shared``: see
     :func:`benchreg.core.checkcache.write_rows`."""
     workers = worker_count(path)
-    share = FORKED_SHARE if _forking() else PARENT_SHARE
+    share = FORKED_SHARE if forking() else PARENT_SHARE
     parts = list_parts(path, [share] + [1.0] * workers) if workers else None
     if parts is None or len(parts) < 2:
         yield None
@@ -165,7 +165,7 @@ def _start(part: ListPart, build: dict[str, Any], out: Path) -> tuple[Worker, Pa
         **build,
     }
     log_path = out.with_suffix(".log")
-    if _forking():
+    if forking():
         return _forked(spec, log_path), out.with_suffix(".rows")
     python_path = os.pathsep.join(entry for entry in sys.path if entry)  # what imports here
     with log_path.open("wb") as log:
@@ -179,7 +179,9 @@ def _start(part: ListPart, build: dict[str, Any], out: Path) -> tuple[Worker, Pa
     return process, out.with_suffix(".rows")
 
 
-def _forking() -> bool:
+def forking() -> bool:
+    """Whether work can go to a forked copy of this process: no other thread runs (a copy holds
+    just the forking thread, and a lock another thread held would stay locked in it)."""
     # digests.prefetch's threads only hash a file: a copy never waits for them (see there)
     others = threading.active_count() - digests.hashing()
     return FORK and hasattr(os, "fork") and others == 1
@@ -215,22 +217,31 @@ Worker = subprocess.Popen[bytes] | ForkedWorker
 
 def _forked(spec: dict[str, Any], log_path: Path) -> ForkedWorker:
     """A worker that is a copy of this process: it starts at once, with everything imported
-    (a new interpreter spends about 0.6 s importing before its first item). Only with no other
-    thread running: a copy holds just the forking thread, and a lock another thread held would
-    stay locked in it."""
+    (a new interpreter spends about 0.6 s importing before its first item)."""
+    return fork_copy(lambda: _work(spec), log_path)
+
+
+def fork_copy(work: Callable[[], tuple[int, Any]], log_path: Path) -> ForkedWorker:
+    """``work()`` in a copy of this process (only where :func:`forking`), its output in
+    ``log_path``; ``work`` returns the exit code and what the copy keeps until it exits (see
+    :func:`_end`). Whatever happens, the copy never returns into the caller's code; a killed
+    loading process takes it along."""
     for stream in (sys.stdout, sys.stderr):
         with suppress(Exception):  # or the copy would write this process's pending output again
             stream.flush()
+    parent = os.getpid()
     with log_path.open("wb") as log:
         pid = os.fork()
-        if pid == 0:  # the copy: whatever happens, it never returns into the caller's code
+        if pid == 0:
             code = 1
             try:
                 for signum in (signal.SIGINT, signal.SIGTERM):
                     signal.signal(signum, signal.SIG_DFL)  # not this process's handlers
                 os.dup2(log.fileno(), 1)
                 os.dup2(log.fileno(), 2)
-                code, _kept_until_exit = _work(spec)
+                code = 4  # the loading process was gone before the work began
+                if die_with_parent(signal.SIGKILL, parent):
+                    code, _kept_until_exit = work()
             except BaseException:
                 with suppress(BaseException):
                     traceback.print_exc()

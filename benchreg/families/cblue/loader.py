@@ -14,19 +14,20 @@ stem.
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
+import tempfile
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from loguru import logger
 
-from benchreg.core import checkcache, registry
+from benchreg.core import checkcache, partload, registry
 from benchreg.core.errors import BenchregError, ParseError, at
 from benchreg.core.io import confined, data_cache
 from benchreg.core.params import loader_params
 from benchreg.core.reader import json_lines, read_json_strict
 from benchreg.core.types import Dataset, LoadContext, Parser, Sample
-from benchreg.families.cblue.catalogue import TaskInfo, lookup, task_of_params
+from benchreg.families.cblue.catalogue import TASK_NAMES, TASKS, TaskInfo, lookup, task_of_params
 from benchreg.families.cblue.parser import NoAnswer
 
 TARGET_META = "_target"  # Sample.meta key of the line's target text
@@ -94,8 +95,16 @@ def _built(
     ctx: LoadContext, info: TaskInfo, split: str, split_file: Path, structured_file: Path
 ) -> Dataset:
     assert ctx.parser is not None
-    rows = rows_of_task(split_file, info)
-    gold_by_id = structured_gold(structured_file, info) if structured_file.is_file() else {}
+    files = {SPLIT_ROWS: split_file}
+    if structured_file.is_file():
+        files[STRUCTURED_GOLD] = structured_file
+    parts = task_parts(info, files)
+    rows = rows_of_task(split_file, info, parts[SPLIT_ROWS])
+    gold_by_id = (
+        structured_gold(structured_file, info, parts[STRUCTURED_GOLD])
+        if structured_file.is_file()
+        else {}
+    )
 
     samples: list[Sample] = []
     warnings: list[str] = []
@@ -195,10 +204,96 @@ def _with_gold(sample: Sample, gold: Any) -> Sample:
     return Sample(id=sample.id, input=sample.input, gold=gold, meta=sample.meta)
 
 
-def rows_of_task(split_file: Path, info: TaskInfo) -> list[Row]:
-    stat = split_file.stat()
-    by_task = _rows_by_task(str(split_file.resolve()), stat.st_mtime_ns, stat.st_size)
-    return list(by_task.get(info.name, ()))
+def rows_of_task(split_file: Path, info: TaskInfo, kept: list[Any] | None = None) -> list[Row]:
+    """The task's rows of a split file (``kept``: its part of the file, see :func:`task_parts`)."""
+    if kept is not None:
+        return [Row(*row) for row in kept]
+    return list(_rows_by_task(*_identity(split_file)).get(info.name, ()))
+
+
+SPLIT_ROWS = "cblue.split_rows"  # the loaded-data cache's name of one task's rows of a split
+STRUCTURED_GOLD = "cblue.structured_gold"  # ... and of one task's part of a structured gold file
+
+
+def task_parts(info: TaskInfo, files: dict[str, Path]) -> dict[str, list[Any] | None]:
+    """This task's part of each file (by kind: :data:`SPLIT_ROWS`, :data:`STRUCTURED_GOLD`),
+    or None where this process reads the whole file itself.
+
+    Both files hold every task (a sweep loads them for 16 tasks). The first time, each is decoded
+    by a forked copy of this process, both at once, which keeps each task's part in the
+    loaded-data cache: this process then reads its task's part alone and stays small (a sweep
+    forks its later jobs only while it is, see `hydra_plugins.benchreg_sweeper.forked`). Where
+    that cannot be done (a small file, the cache off, another thread running, a copy that
+    failed, a problem in the file, which this process then reports), the whole file is read
+    here, once per process."""
+    parts = {kind: _kept_part(kind, path, info) for kind, path in files.items()}
+    missing = {
+        kind: path for kind, path in files.items() if parts[kind] is None and _copy_worth(path)
+    }
+    if missing:
+        _keep_in_copies(missing)
+        parts.update({kind: _kept_part(kind, path, info) for kind, path in missing.items()})
+    return parts
+
+
+FileIdentity = tuple[str, int, int]  # resolved path, mtime_ns, size
+_TRIED: set[tuple[str, FileIdentity]] = set()  # a copy kept these already, or failed to
+
+
+def _identity(path: Path) -> FileIdentity:
+    stat = path.stat()
+    return str(path.resolve()), stat.st_mtime_ns, stat.st_size
+
+
+def _kept_part(kind: str, path: Path, info: TaskInfo) -> list[Any] | None:
+    return checkcache.loaded(kind, [path], {"task": info.name})
+
+
+def _copy_worth(path: Path) -> bool:
+    return (
+        checkcache.enabled()
+        and path.stat().st_size >= checkcache.LOADED_MIN_BYTES
+        and partload.forking()
+    )
+
+
+def _keep_in_copies(files: dict[str, Path]) -> None:
+    """Every task's part of each file into the loaded-data cache, a forked copy per file."""
+    with tempfile.TemporaryDirectory(prefix="benchreg-cblue-") as tmp:
+        copies = []
+        for kind, path in files.items():
+            identity = _identity(path)
+            if (kind, identity) in _TRIED:
+                continue
+            _TRIED.add((kind, identity))
+            log = Path(tmp) / f"{kind}.log"
+            work = partial(_keep_parts, kind, identity)
+            copies.append((path, log, partload.fork_copy(work, log)))
+        for path, log, copy in copies:
+            if code := copy.wait():
+                last = log.read_text("utf-8", "replace").strip().splitlines()[-1:]
+                logger.debug(f"{path.name}: its copy exited with {code} ({' '.join(last)})")
+
+
+def _keep_parts(kind: str, identity: FileIdentity) -> tuple[int, Any]:
+    """In a forked copy: every task's part of the file into the loaded-data cache; exit code 3
+    for a problem in the file (the loading process reads it and reports it)."""
+    try:
+        if kind == SPLIT_ROWS:
+            by_task = _rows_by_task(*identity)
+            parts = {name: [tuple(row) for row in by_task.get(name, ())] for name in TASK_NAMES}
+        else:
+            data = _read_structured(*identity)
+            parts = {
+                name: [{key: data[key] for key in TASKS[name].names if key in data}]
+                for name in TASK_NAMES
+            }
+    except BenchregError:
+        return 3, None
+    files = [Path(identity[0])]
+    for name, part in parts.items():
+        checkcache.store_loaded(kind, files, part, {"task": name}, strings_shared=True)
+    return 0, parts
 
 
 @data_cache
@@ -270,10 +365,12 @@ def _row_problem(obj: Any, where: str) -> None:
             raise BenchregError(f"field {name!r} must be a string", where=where)
 
 
-def structured_gold(path: Path, info: TaskInfo) -> dict[str, Any]:
-    """`{sample_id: answer}` of one task from a results.json-shaped gold file."""
-    stat = path.stat()
-    data = _read_structured(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+def structured_gold(
+    path: Path, info: TaskInfo, kept: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """`{sample_id: answer}` of one task from a results.json-shaped gold file (``kept``: the
+    task's part of it, see :func:`task_parts`)."""
+    data = kept[0] if kept else _read_structured(*_identity(path))
     present = [name for name in info.names if name in data]
     if not present:
         return {}
