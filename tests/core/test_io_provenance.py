@@ -171,10 +171,10 @@ def test_load_workers_are_forked_while_a_file_is_hashed(tmp_path, monkeypatch) -
     monkeypatch.setattr(digests, "_hash", lambda p: release.wait(10) and "0" * 64)
     digests.prefetch(path)
     try:
-        assert partload._forking()  # the hashing thread does not count
+        assert partload.forking()  # the hashing thread does not count
         other = threading.Thread(target=release.wait, args=(10,))
         other.start()
-        assert not partload._forking()  # any other thread does
+        assert not partload.forking()  # any other thread does
     finally:
         release.set()
         digests._PENDING.clear()

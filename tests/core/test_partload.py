@@ -45,7 +45,7 @@ def start(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> li
     workers' pids."""
     monkeypatch.setattr(partload, "FORK", request.param == "forked")
     if request.param == "forked":
-        assert partload._forking(), "a thread is running: workers would not be forked"
+        assert partload.forking(), "a thread is running: workers would not be forked"
     forked: list[int] = []
     fork = partload._forked
 

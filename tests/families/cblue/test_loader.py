@@ -170,3 +170,97 @@ def test_samples_and_gold_findings_are_reused_for_the_same_files_and_parser(
     changed, _ = loaded()
     assert changed.info.get("samples") is None
     assert [s.gold for s in changed.samples] == ["不相关", "不相关", "不相关"]
+
+
+def _split_with_structured_gold(root: Path) -> None:
+    root.mkdir()
+    rows = [
+        row("a", target="相关"),
+        row("q", task="KUAKE-QIC", target="就医建议"),
+        row("b", target="不相关"),
+        row("t", task="Text2DT"),
+        row("e", task="CMeIE-V2", target="没有关系", answer_choices=None),
+    ]
+    write_jsonl(root / "dev.json", rows)
+    gold = {
+        "KUAKE-IR": [{"sample_id": "a", "answer": "不相关"}],
+        "CMeIE-V2": [{"sample_id": "e", "answer": []}],
+    }
+    (root / "dev_structured.json").write_text(json.dumps(gold), encoding="utf-8")
+
+
+def _loaded(task: str, root: Path) -> tuple:
+    dataset = load(task, root)
+    return dataset.samples, dataset.files, dataset.warnings, dataset.info
+
+
+def test_split_and_gold_read_by_forked_copies_give_the_one_process_samples(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first load of a task has both files decoded by forked copies, which keep every task's
+    part in the loaded-data cache; the samples equal those read in one process, and the next
+    task's load reads its parts without another copy."""
+    from benchreg.core import checkcache, partload
+    from benchreg.families.cblue import loader
+
+    root = tmp_path / "data"
+    _split_with_structured_gold(root)
+    monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
+    one_process = {task: _loaded(task, root) for task in ("KUAKE-IR", "KUAKE-QIC", "CMeIE")}
+    monkeypatch.delenv("BENCHREG_VALIDATION_CACHE")
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    assert partload.forking(), "a thread is running: no copy would be forked"
+    copies: list[str] = []
+    fork_copy = partload.fork_copy
+    monkeypatch.setattr(
+        partload, "fork_copy", lambda work, log: copies.append(log.stem) or fork_copy(work, log)
+    )
+    assert _loaded("KUAKE-IR", root) == one_process["KUAKE-IR"]
+    assert sorted(copies) == sorted([loader.STRUCTURED_GOLD, loader.SPLIT_ROWS])
+    for kind in (loader.SPLIT_ROWS, loader.STRUCTURED_GOLD):
+        for task in TASK_NAMES:
+            path = root / ("dev.json" if kind == loader.SPLIT_ROWS else "dev_structured.json")
+            assert checkcache.loaded(kind, [path], {"task": task}) is not None, (kind, task)
+    assert _loaded("KUAKE-QIC", root) == one_process["KUAKE-QIC"]
+    assert _loaded("CMeIE", root) == one_process["CMeIE"]  # named CMeIE-V2 in both files
+    assert len(copies) == 2
+
+
+def test_a_bad_line_found_by_a_copy_is_reported_from_the_loading_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchreg.core import checkcache, partload
+    from benchreg.families.cblue import loader
+
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    assert partload.forking(), "a thread is running: no copy would be forked"
+    (tmp_path / "dev.json").write_text(json.dumps(row("a")) + '\n{"input": "x"}\n', "utf-8")
+    with pytest.raises(BenchregError, match=r"dev.json:2: line lacks field"):
+        load("KUAKE-IR", tmp_path)
+    kept = checkcache.loaded(loader.SPLIT_ROWS, [tmp_path / "dev.json"], {"task": "KUAKE-IR"})
+    assert kept is None
+
+
+def test_a_copy_that_fails_leaves_the_files_to_the_loading_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchreg.core import checkcache, partload
+    from benchreg.families.cblue import loader
+
+    root = tmp_path / "data"
+    _split_with_structured_gold(root)
+    expected = _loaded("KUAKE-IR", root)
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    assert partload.forking(), "a thread is running: no copy would be forked"
+
+    def dies(kind: str, identity: loader.FileIdentity) -> tuple[int, None]:
+        raise MemoryError  # in the copy: it exits with 1, writing nothing
+
+    monkeypatch.setattr(loader, "_keep_parts", dies)
+    tried = len(loader._TRIED)
+    assert _loaded("KUAKE-IR", root) == expected
+    assert len(loader._TRIED) == tried + 2  # not tried again for these files in this process
+    assert checkcache.loaded(loader.SPLIT_ROWS, [root / "dev.json"], {"task": "KUAKE-IR"}) is None
