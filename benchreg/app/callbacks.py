@@ -16,7 +16,7 @@ from hydra.experimental.callback import Callback
 from loguru import logger
 from omegaconf import DictConfig
 
-from benchreg.app import logs
+from benchreg.app import lifetime, logs
 from benchreg.app.sweepfolder import job_states
 from benchreg.core.analysis import read_jobs, run_analyses, samples_shared, write_reports
 from benchreg.core.io import atomic_write_text, read_json, release_data_caches
@@ -203,8 +203,9 @@ def release_temp_folders(manager: Any) -> None:
 
 class SweepSummary(Callback):
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        with samples_shared():  # the analyses and the sample browser read the same rows
+        with samples_shared() as rows:  # the analyses and the sample browser read the same rows
             self._summarize(config)
+            lifetime.keep_until_exit(rows)  # the sweep ends here
 
     def _summarize(self, config: DictConfig) -> None:
         try:

@@ -536,15 +536,16 @@ _shared_rows: dict[tuple[str, int, int, str], list[dict[str, Any]]] | None = Non
 
 
 @contextlib.contextmanager
-def samples_shared() -> Iterator[None]:
+def samples_shared() -> Iterator[dict[Any, list[dict[str, Any]]]]:
     """Within this block each verified samples.jsonl is decoded once, however many job records
     read it: a sweep's end reads every job's rows for its analyses and again for the sample
     browser (at 80,000 samples, decoding them is most of that end). The row dicts are shared:
-    readers never change them (each gets a list of its own)."""
+    readers never change them (each gets a list of its own). Yields the rows by file (a caller
+    about to exit may keep them from being freed one by one)."""
     global _shared_rows
     outer, _shared_rows = _shared_rows, (_shared_rows if _shared_rows is not None else {})
     try:
-        yield
+        yield _shared_rows
     finally:
         _shared_rows = outer
 

@@ -15,7 +15,7 @@ Written to `<sweep>/report/samples.html` with every report, and by `python -m be
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,20 @@ def _value(value: Any) -> Any:
     return value
 
 
+def _shown(row: Mapping[str, Any]) -> Callable[[Any], Any]:
+    """How a row's values go on the page: as they are when the row's whole JSON is within
+    :data:`MAX_TEXT` (each value's JSON is a part of it, and no shorter than its text), else
+    each through :func:`_value`."""
+    try:
+        return _as_it_is if len(orjson.dumps(row)) <= MAX_TEXT else _value
+    except (orjson.JSONEncodeError, TypeError):
+        return _value
+
+
+def _as_it_is(value: Any) -> Any:
+    return value
+
+
 def _messages(value: Any) -> list[dict[str, str]] | None:
     if not isinstance(value, list):
         return None
@@ -107,21 +121,22 @@ def page_data(jobs: Sequence[BrowserJob], title: str) -> dict[str, Any]:
         messages = _prompts(job.folder)
         for row in job.rows:
             sample_id = str(row.get("id"))
+            value = _shown(row)
             entry: dict[str, Any] = {
                 "j": j,
                 "i": sample_id,
                 "s": str(row.get("status") or ""),
                 "c": row.get("score"),
-                "r": _value(row.get("raw_output")),
-                "a": _value(row.get("answer")),
-                "g": _value(row.get("gold")),
+                "r": value(row.get("raw_output")),
+                "a": value(row.get("answer")),
+                "g": value(row.get("gold")),
             }
             if row.get("degraded"):
                 entry["d"] = _value(str(row["degraded"]))
             shown = _messages(row.get("messages")) or _messages(messages.get(sample_id))
             if shown:
                 entry["m"] = shown
-            extra = {k: _value(v) for k, v in row.items() if k not in ROW_KEYS}
+            extra = {k: value(v) for k, v in row.items() if k not in ROW_KEYS}
             if extra:
                 entry["x"] = extra
             samples.append(entry)
