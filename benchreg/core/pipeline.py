@@ -5,9 +5,10 @@ together; every mode (run, validate, prompts) starts with :func:`prepare`.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -186,6 +187,18 @@ def prepare(
     templates = {part: read_text(path) for part, path in template_files(task, data_root).items()}
     seconds = {"load": time.perf_counter() - tic}
     return PreparedRun(task, view, data_root, dataset, samples, findings, templates, seconds)
+
+
+def system_prefetch(task: Task, system_cfg: Mapping[str, Any]) -> Callable[[], object] | None:
+    """What building the system reads, to be read ahead while the data loads (core.idle), or
+    None: a system factory with a ``prefetch(cfg, task)`` attribute names it (``model=
+    predictions``: its file, decoded into its reader's cache)."""
+    try:
+        factory = registry.systems.get(str(system_cfg.get("name")))
+    except BenchregError:
+        return None  # build_system reports it
+    prefetch = getattr(factory, "prefetch", None)
+    return functools.partial(prefetch, system_cfg, task) if prefetch is not None else None
 
 
 def build_system(

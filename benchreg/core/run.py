@@ -20,11 +20,12 @@ from typing import Any, TypeVar
 
 from loguru import logger
 
+from benchreg.core import idle
 from benchreg.core.io import read_json
 from benchreg.core.journal import Journal
 from benchreg.core.options import DEFAULT_OPTIONS, RunOptions
 from benchreg.core.outputs import write_run
-from benchreg.core.pipeline import PreparedRun, build_system, prepare
+from benchreg.core.pipeline import PreparedRun, build_system, prepare, system_prefetch
 from benchreg.core.progress import Progress
 from benchreg.core.reader import gc_paused
 from benchreg.core.result import RunResult
@@ -83,7 +84,8 @@ async def aevaluate(
     output: RunOutput | None = None,
 ) -> Evaluation:
     """Run ``task`` on the system ``system_cfg`` names; with ``output``, into its folder."""
-    prepared = prepare(task, view=view, roots=roots, options=options)
+    with idle.offered(system_prefetch(task, system_cfg)):  # done while the data loads, maybe
+        prepared = prepare(task, view=view, roots=roots, options=options)
     system = build_system(prepared, system_cfg, options)
     if output is None:
         await _checked(system)

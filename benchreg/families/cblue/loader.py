@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from loguru import logger
 
-from benchreg.core import checkcache, partload, registry
+from benchreg.core import checkcache, idle, partload, registry
 from benchreg.core.errors import BenchregError, ParseError, at
 from benchreg.core.io import confined, data_cache
 from benchreg.core.params import loader_params
@@ -269,6 +269,8 @@ def _keep_in_copies(files: dict[str, Path]) -> None:
             log = Path(tmp) / f"{kind}.log"
             work = partial(_keep_parts, kind, identity)
             copies.append((path, log, partload.fork_copy(work, log)))
+        if copies:
+            idle.run_offered()  # on the core the copies leave (two files, two copies)
         for path, log, copy in copies:
             if code := copy.wait():
                 last = log.read_text("utf-8", "replace").strip().splitlines()[-1:]

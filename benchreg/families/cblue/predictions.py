@@ -57,6 +57,13 @@ def read_predictions(
     return collector.finish()
 
 
+def _prefetch(path: Path) -> None:
+    _load(path)
+
+
+read_predictions.prefetch = _prefetch  # type: ignore[attr-defined]  # core.idle, systems.offline
+
+
 # --- structured results.json ------------------------------------------------------------------
 
 

@@ -198,9 +198,10 @@ def test_split_and_gold_read_by_forked_copies_give_the_one_process_samples(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first load of a task has both files decoded by forked copies, which keep every task's
-    part in the loaded-data cache; the samples equal those read in one process, and the next
-    task's load reads its parts without another copy."""
-    from benchreg.core import checkcache, partload
+    part in the loaded-data cache, while this process does the work offered for the wait; the
+    samples equal those read in one process, and the next task's load reads its parts without
+    another copy."""
+    from benchreg.core import checkcache, idle, partload
     from benchreg.families.cblue import loader
 
     root = tmp_path / "data"
@@ -216,13 +217,18 @@ def test_split_and_gold_read_by_forked_copies_give_the_one_process_samples(
     monkeypatch.setattr(
         partload, "fork_copy", lambda work, log: copies.append(log.stem) or fork_copy(work, log)
     )
-    assert _loaded("KUAKE-IR", root) == one_process["KUAKE-IR"]
+    waited: list[str] = []  # what a run offers to do while its data loads (core.idle)
+    with idle.offered(lambda: waited.append("done while the copies ran")):
+        assert _loaded("KUAKE-IR", root) == one_process["KUAKE-IR"]
     assert sorted(copies) == sorted([loader.STRUCTURED_GOLD, loader.SPLIT_ROWS])
+    assert waited == ["done while the copies ran"]
     for kind in (loader.SPLIT_ROWS, loader.STRUCTURED_GOLD):
         for task in TASK_NAMES:
             path = root / ("dev.json" if kind == loader.SPLIT_ROWS else "dev_structured.json")
             assert checkcache.loaded(kind, [path], {"task": task}) is not None, (kind, task)
-    assert _loaded("KUAKE-QIC", root) == one_process["KUAKE-QIC"]
+    with idle.offered(lambda: waited.append("no copy, no wait")):
+        assert _loaded("KUAKE-QIC", root) == one_process["KUAKE-QIC"]
+    assert waited == ["done while the copies ran"]
     assert _loaded("CMeIE", root) == one_process["CMeIE"]  # named CMeIE-V2 in both files
     assert len(copies) == 2
 
@@ -264,3 +270,37 @@ def test_a_copy_that_fails_leaves_the_files_to_the_loading_process(
     assert _loaded("KUAKE-IR", root) == expected
     assert len(loader._TRIED) == tried + 2  # not tried again for these files in this process
     assert checkcache.loaded(loader.SPLIT_ROWS, [root / "dev.json"], {"task": "KUAKE-IR"}) is None
+
+
+def test_predictions_read_while_the_copies_run_give_the_same_run_and_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run offers its predictions file's decoding for the wait (core.idle): the scores are
+    those of a run without copies, and a file that is not JSON is still one clear error."""
+    from benchreg.core import checkcache, idle, partload
+
+    root = tmp_path / "data"
+    _split_with_structured_gold(root)
+    good = tmp_path / "good.jsonl"
+    write_jsonl(good, [{"sample_id": "a", "output": "不相关"}, {"sample_id": "b", "output": "x"}])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n", encoding="utf-8")
+    monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
+    expected = run_cblue("KUAKE-IR", good, root).metrics
+    with pytest.raises(BenchregError, match=r"bad.jsonl:1: malformed JSON"):
+        run_cblue("KUAKE-IR", bad, root)
+
+    monkeypatch.delenv("BENCHREG_VALIDATION_CACHE")
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    assert partload.forking(), "a thread is running: no copy would be forked"
+    ran: list[str] = []
+    run_offered = idle.run_offered
+    monkeypatch.setattr(idle, "run_offered", lambda: ran.append("waited") or run_offered())
+    with pytest.raises(BenchregError, match=r"bad.jsonl:1: malformed JSON"):
+        run_cblue("KUAKE-IR", bad, root)
+    assert ran == ["waited"]
+    other = tmp_path / "other"  # files not seen before: copies again
+    _split_with_structured_gold(other)
+    assert run_cblue("KUAKE-IR", good, other).metrics == expected
+    assert ran == ["waited", "waited"]
