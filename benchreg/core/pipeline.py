@@ -192,11 +192,9 @@ def prepare(
 def system_prefetch(task: Task, system_cfg: Mapping[str, Any]) -> Callable[[], object] | None:
     """What building the system reads, to be read ahead while the data loads (core.idle), or
     None: a system factory with a ``prefetch(cfg, task)`` attribute names it (``model=
-    predictions``: its file, decoded into its reader's cache)."""
-    try:
-        factory = registry.systems.get(str(system_cfg.get("name")))
-    except BenchregError:
-        return None  # build_system reports it
+    predictions``: its file, decoded into its reader's cache). Loads and looks up nothing: a
+    system not registered yet is prefetched for by none (build_system looks it up)."""
+    factory = registry.systems.registered().get(str(system_cfg.get("name")))  # no lookup
     prefetch = getattr(factory, "prefetch", None)
     return functools.partial(prefetch, system_cfg, task) if prefetch is not None else None
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from benchreg.core.errors import BenchregError
+from benchreg.core.progress import without_monitor_thread
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -36,6 +37,7 @@ class BM25Index:
                 "the retrieval baseline needs the bm25s package",
                 fix="pip install 'benchreg[retrieval]'",
             ) from None
+        without_monitor_thread()  # bm25s makes tqdm bars even with show_progress=False
         self.stopwords = frozenset(STOPWORDS_EN)
         self.size = len(texts)
         self._bm25 = bm25s.BM25(k1=k1, b=b)
@@ -69,5 +71,6 @@ class BM25Index:
             scores = np.where(visible, scores, -np.inf)
         order = np.lexsort((np.arange(self.size), -scores))[:k]  # ties: corpus order
         floor = max(min_score, min_relevance * self.bound(terms))
-        return [(int(i), float(scores[i])) for i in order
-                if scores[i] > min_score and scores[i] > floor]
+        return [
+            (int(i), float(scores[i])) for i in order if scores[i] > min_score and scores[i] > floor
+        ]
