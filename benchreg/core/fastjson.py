@@ -90,17 +90,49 @@ class _Fallback(Exception):
     pass
 
 
-def _fast_chunks(path: Path) -> Iterator[list[tuple[int, Any]]]:
+def json_lines_between(path: Path, start: int, end: int) -> list[tuple[int, Any]] | None:
+    """:func:`json_lines` of the lines in bytes ``[start, end)`` of ``path``, numbered as in the
+    whole file; ``start`` and ``end`` are line starts (0, just after a ``\n``, or the size)."""
+    out: list[tuple[int, Any]] = []
+    try:
+        for lines in _fast_chunks(path, start, end):
+            out += lines
+    except _Fallback:
+        return None
+    return out
+
+
+def line_start_after(path: Path, offset: int) -> int:
+    """The start of the first line beginning at ``offset`` or later (the size if none does)."""
+    with path.open("rb") as handle:
+        if offset <= 0:
+            return 0
+        handle.seek(offset - 1)
+        position = offset - 1
+        while block := handle.read(1 << 16):
+            found = block.find(b"\n")
+            if found >= 0:
+                return position + found + 1
+            position += len(block)
+        return position
+
+
+def _fast_chunks(
+    path: Path, start: int = 0, end: int | None = None
+) -> Iterator[list[tuple[int, Any]]]:
     try:
         handle = path.open("rb")
     except OSError:
         raise _Fallback from None
     with handle:
-        rest, number = b"", 0
+        number = _lines_before(handle, start)
+        left = -1 if end is None else end - start  # bytes still to read (-1: to the end)
+        rest = b""
         while True:
-            chunk = handle.read(CHUNK_BYTES)
+            chunk = handle.read(CHUNK_BYTES if left < 0 else min(CHUNK_BYTES, left))
+            left -= len(chunk) if left >= 0 else 0
             data = rest + chunk
-            if number == 0 and data.startswith(_BOM):
+            if start == 0 and number == 0 and data.startswith(_BOM):
                 raise _Fallback
             if chunk:
                 cut = data.rfind(b"\n") + 1  # whole lines only (a "\r\n" is never cut)
@@ -110,6 +142,14 @@ def _fast_chunks(path: Path) -> Iterator[list[tuple[int, Any]]]:
                 number += data.count(b"\n")
             if not chunk:
                 return
+
+
+def _lines_before(handle: Any, start: int) -> int:
+    """The ``\n`` in the file's first ``start`` bytes (the handle is left at ``start``)."""
+    count = 0
+    while handle.tell() < start:
+        count += handle.read(min(CHUNK_BYTES, start - handle.tell())).count(b"\n")
+    return count
 
 
 # digits -> "0" (a run of 19 is a long number); \v \f \x1c-\x1e -> \v (line breaks to splitlines)

@@ -176,3 +176,30 @@ def test_an_escaped_colon_cannot_hide_a_repeated_key_of_another_line(tmp_path: P
         read_records(path)
     path.write_text('{"a": "\\u003a"}\n{"b": "x:y"}\n', encoding="utf-8")
     assert read_records(path)[0].data == {"a": ":"}
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 23])
+def test_lines_between_two_line_starts_are_those_of_the_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """A file read as two ranges cut at the line start after any byte (a PromptCBLUE split
+    decoded by two copies) gives the whole file's lines with their numbers, or None where the
+    whole file's read does (a lone line break, a long number)."""
+    monkeypatch.setattr(fastjson, "CHUNK_BYTES", chunk)
+    rng = random.Random(chunk)
+    path = tmp_path / "rows.json"
+    for _ in range(40):
+        lines = [rng.choice(LINES) for _ in range(rng.randint(0, 12))]
+        newline = rng.choice(["\n", "\r\n"])
+        path.write_text(
+            newline.join(lines) + rng.choice(["", newline]), encoding="utf-8", newline=""
+        )
+        whole, size = fastjson.json_lines(path), path.stat().st_size
+        for offset in {0, 1, size // 2, size - 1, size, rng.randint(0, size)}:
+            cut = fastjson.line_start_after(path, offset)
+            assert cut == size or cut == 0 or path.read_bytes()[cut - 1 : cut] == b"\n"
+            assert cut >= offset or (cut == size and offset >= size)
+            halves = [fastjson.json_lines_between(path, *r) for r in [(0, cut), (cut, size)]]
+            if whole is not None:
+                assert halves[0] is not None and halves[1] is not None
+                assert halves[0] + halves[1] == whole, (offset, cut)

@@ -15,18 +15,19 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from collections.abc import Iterable
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from loguru import logger
 
-from benchreg.core import checkcache, idle, partload, registry
+from benchreg.core import checkcache, fastjson, idle, partload, registry
 from benchreg.core.errors import BenchregError, ParseError, at
 from benchreg.core.io import confined, data_cache
 from benchreg.core.params import loader_params
 from benchreg.core.reader import json_lines, read_json_strict
-from benchreg.core.types import Dataset, LoadContext, Parser, Sample
+from benchreg.core.types import Dataset, LoadContext, Parser, Sample, samples_of_rows
 from benchreg.families.cblue.catalogue import TASK_NAMES, TASKS, TaskInfo, lookup, task_of_params
 from benchreg.families.cblue.parser import NoAnswer
 
@@ -74,7 +75,7 @@ def load_cblue(ctx: LoadContext) -> Dataset:
         )
         (kept,), rows = cached[:1], cached[1:]
         return Dataset(
-            samples=[Sample(*row) for row in rows],
+            samples=samples_of_rows(rows),
             files=files[: kept["files"]],
             warnings=kept["warnings"],
             info={**kept["info"], "samples": "cached"},
@@ -219,13 +220,14 @@ def task_parts(info: TaskInfo, files: dict[str, Path]) -> dict[str, list[Any] | 
     """This task's part of each file (by kind: :data:`SPLIT_ROWS`, :data:`STRUCTURED_GOLD`),
     or None where this process reads the whole file itself.
 
-    Both files hold every task (a sweep loads them for 16 tasks). The first time, each is decoded
-    by a forked copy of this process, both at once, which keeps each task's part in the
-    loaded-data cache: this process then reads its task's part alone and stays small (a sweep
-    forks its later jobs only while it is, see `hydra_plugins.benchreg_sweeper.forked`). Where
-    that cannot be done (a small file, the cache off, another thread running, a copy that
-    failed, a problem in the file, which this process then reports), the whole file is read
-    here, once per process."""
+    Both files hold every task (a sweep loads them for 16 tasks). The first time, they are
+    decoded by forked copies of this process, all at once (the split in halves, a copy each, and
+    the gold by a third), which keep each task's part in the loaded-data cache, while this
+    process does the work offered for the wait (core.idle). It then reads its task's parts alone
+    and stays small (a sweep forks its later jobs only while it is, see
+    `hydra_plugins.benchreg_sweeper.forked`). Where that cannot be done (a small file, the
+    cache off, another thread running, a copy that failed, a problem in the file, which this
+    process then reports), the whole file is read here, once per process."""
     parts = {kind: _kept_part(kind, path, info) for kind, path in files.items()}
     missing = {
         kind: path for kind, path in files.items() if parts[kind] is None and _copy_worth(path)
@@ -245,8 +247,19 @@ def _identity(path: Path) -> FileIdentity:
     return str(path.resolve()), stat.st_mtime_ns, stat.st_size
 
 
+SPLIT_COPIES = 2  # a split file is decoded in halves, by a copy each (beside the gold's)
+
+
 def _kept_part(kind: str, path: Path, info: TaskInfo) -> list[Any] | None:
-    return checkcache.loaded(kind, [path], {"task": info.name})
+    if kind != SPLIT_ROWS:
+        return checkcache.loaded(kind, [path], {"task": info.name})
+    rows: list[Any] = []
+    for half in range(SPLIT_COPIES):
+        kept = checkcache.loaded(kind, [path], {"task": info.name, "half": half})
+        if kept is None:
+            return None
+        rows += kept
+    return rows
 
 
 def _copy_worth(path: Path) -> bool:
@@ -266,9 +279,17 @@ def _keep_in_copies(files: dict[str, Path]) -> None:
             if (kind, identity) in _TRIED:
                 continue
             _TRIED.add((kind, identity))
-            log = Path(tmp) / f"{kind}.log"
-            work = partial(_keep_parts, kind, identity)
-            copies.append((path, log, partload.fork_copy(work, log)))
+            if kind == SPLIT_ROWS:  # in halves: cut at the first line start after the middle
+                cut = fastjson.line_start_after(path, identity[2] // 2)
+                works = [
+                    partial(_keep_split_half, identity, half, start, end)
+                    for half, (start, end) in enumerate([(0, cut), (cut, identity[2])])
+                ]
+            else:
+                works = [partial(_keep_parts, kind, identity)]
+            for k, work in enumerate(works):
+                log = Path(tmp) / f"{kind}.{k}.log"
+                copies.append((path, log, partload.fork_copy(work, log)))
         if copies:
             idle.run_offered()  # on the core the copies leave (two files, two copies)
         for path, log, copy in copies:
@@ -278,36 +299,45 @@ def _keep_in_copies(files: dict[str, Path]) -> None:
 
 
 def _keep_parts(kind: str, identity: FileIdentity) -> tuple[int, Any]:
-    """In a forked copy: every task's part of the file into the loaded-data cache; exit code 3
-    for a problem in the file (the loading process reads it and reports it)."""
+    """In a forked copy: every task's part of a structured gold file into the loaded-data
+    cache; exit code 3 for a problem in the file (the loading process reads it and reports
+    it)."""
     try:
-        if kind == SPLIT_ROWS:
-            by_task = _rows_by_task(*identity)
-            parts = {name: [tuple(row) for row in by_task.get(name, ())] for name in TASK_NAMES}
-        else:
-            data = _read_structured(*identity)
-            parts = {
-                name: [{key: data[key] for key in TASKS[name].names if key in data}]
-                for name in TASK_NAMES
-            }
+        data = _read_structured(*identity)
     except BenchregError:
         return 3, None
     files = [Path(identity[0])]
-    for name, part in parts.items():
+    for name in TASK_NAMES:
+        part = [{key: data[key] for key in TASKS[name].names if key in data}]
         checkcache.store_loaded(kind, files, part, {"task": name}, strings_shared=True)
-    return 0, parts
+    return 0, data
+
+
+def _keep_split_half(identity: FileIdentity, half: int, start: int, end: int) -> tuple[int, Any]:
+    """In a forked copy: every task's rows among the split file's lines in bytes ``[start,
+    end)`` into the loaded-data cache; exit code 3 for a problem, or anything the fast reader
+    leaves to the core reader (the loading process then reads the whole file)."""
+    path = identity[0]
+    lines = fastjson.json_lines_between(Path(path), start, end)
+    if lines is None:
+        return 3, None
+    try:
+        by_task = _grouped(_checked_rows(lines, path))
+    except BenchregError:
+        return 3, None
+    files = [Path(path)]
+    for name in TASK_NAMES:
+        rows = [tuple(row) for row in by_task.get(name, ())]
+        params = {"task": name, "half": half}
+        checkcache.store_loaded(SPLIT_ROWS, files, rows, params, strings_shared=True)
+    return 0, by_task
 
 
 @data_cache
 @lru_cache(maxsize=4)
 def _rows_by_task(path: str, mtime_ns: int, size: int) -> dict[str, tuple[Row, ...]]:
     """The rows of a split file grouped by task, once per file (not once per task entry)."""
-    groups: dict[str, list[Row]] = {}
-    for row in _read_split(path, mtime_ns, size):
-        info = lookup(row.data["task_dataset"])
-        if info is not None:
-            groups.setdefault(info.name, []).append(row)
-    return {name: tuple(rows) for name, rows in groups.items()}
+    return _grouped(_read_split(path, mtime_ns, size))
 
 
 @data_cache
@@ -315,13 +345,27 @@ def _rows_by_task(path: str, mtime_ns: int, size: int) -> dict[str, tuple[Row, .
 def _read_split(path: str, mtime_ns: int, size: int) -> tuple[Row, ...]:
     """Every row of a split file (JSON Lines, whatever its suffix), checked once (a sweep loads
     the same file for 16 tasks)."""
+    return _checked_rows(((line, obj) for line, obj, _ in json_lines(Path(path))), path)
+
+
+def _grouped(rows: Iterable[Row]) -> dict[str, tuple[Row, ...]]:
+    groups: dict[str, list[Row]] = {}
+    for row in rows:
+        info = lookup(row.data["task_dataset"])
+        if info is not None:
+            groups.setdefault(info.name, []).append(row)
+    return {name: tuple(rows) for name, rows in groups.items()}
+
+
+def _checked_rows(lines: Iterable[tuple[int, Any]], path: str) -> tuple[Row, ...]:
+    """The rows of a split file's decoded lines ``(line number, value)``, each checked."""
     rows = []
     # A task's rows repeat the same answer_choices (CHIP-CTC: 44 labels on every line): rows
     # share one list of each (40% of the rows' memory otherwise). Rows are never mutated.
     shared_choices: dict[tuple[str, ...], list[str]] = {}
     required = frozenset(REQUIRED_FIELDS)
     intern = sys.intern
-    for line, obj, _ in json_lines(Path(path)):
+    for line, obj in lines:
         if not (  # the common case at once; _row_problem names what is wrong
             type(obj) is dict
             and obj.keys() >= required

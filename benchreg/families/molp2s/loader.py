@@ -15,7 +15,7 @@ from benchreg.core.errors import BenchregError, at
 from benchreg.core.io import confined, sha256_file
 from benchreg.core.params import loader_params
 from benchreg.core.reader import gc_paused, index_lines
-from benchreg.core.types import Dataset, LoadContext, Sample
+from benchreg.core.types import Dataset, LoadContext, samples_of_rows
 from benchreg.families.molp2s.chem_checks import masked_smiles_problem, smiles_parses
 from benchreg.families.molp2s.records import STRUCTURE_ONLY, LabelLine, TaskLine
 
@@ -49,7 +49,7 @@ def _load_molp2s(ctx: LoadContext) -> Dataset:
             f"exact file (sha256 {sha256_file(tasks_path)[:12]}, cache {checkcache.cache_dir()})"
         )
         return Dataset(
-            samples=[Sample(*row) for row in rows],
+            samples=samples_of_rows(rows),
             files=files,
             info={"view": view, "smiles_checks": "cached" if check_smiles else "off"},
         )
@@ -78,7 +78,7 @@ def _load_molp2s(ctx: LoadContext) -> Dataset:
     # one object, by their orjson dump, cost 0.6 s to save 0.15 s).
     checkcache.store_loaded(LOADED, files, rows, cache_params, strings_shared=True)
     return Dataset(
-        samples=[Sample(*row) for row in rows],
+        samples=samples_of_rows(rows),
         files=files,
         info={"view": view, "smiles_checks": validation},
     )

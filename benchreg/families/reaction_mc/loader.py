@@ -21,7 +21,7 @@ from benchreg.core.errors import BenchregError
 from benchreg.core.io import confined, sha256_file
 from benchreg.core.params import loader_params
 from benchreg.core.reader import IdIndex, Record, gc_paused, iter_list_records, read_records
-from benchreg.core.types import Dataset, LoadContext, Sample
+from benchreg.core.types import Dataset, LoadContext, Sample, samples_of_rows
 from benchreg.families.reaction_mc.consistency import (
     DEFAULT_ABS_TOL,
     DEFAULT_REL_TOL,
@@ -270,7 +270,7 @@ def load_questions(ctx: LoadContext) -> Dataset:
         else:
             rows, read_by = _built_rows(path, question_type, key)
             info.update(checks="run", read_by=read_by)
-        samples = [Sample(row[0], row[1], row[2], row[3]) for row in rows]
+        samples = samples_of_rows(row[:4] for row in rows)
         findings = [finding for row in rows for finding in row[4]]
     return Dataset(
         samples=samples,

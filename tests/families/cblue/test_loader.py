@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchreg.core.errors import BenchregError
-from benchreg.families.cblue.catalogue import TASK_NAMES
+from benchreg.families.cblue.catalogue import TASK_NAMES, TASKS
 
 from .cblue_helpers import load, row, run_cblue, write_jsonl
 
@@ -220,17 +220,19 @@ def test_split_and_gold_read_by_forked_copies_give_the_one_process_samples(
     waited: list[str] = []  # what a run offers to do while its data loads (core.idle)
     with idle.offered(lambda: waited.append("done while the copies ran")):
         assert _loaded("KUAKE-IR", root) == one_process["KUAKE-IR"]
-    assert sorted(copies) == sorted([loader.STRUCTURED_GOLD, loader.SPLIT_ROWS])
+    split, gold = loader.SPLIT_ROWS, loader.STRUCTURED_GOLD
+    assert sorted(copies) == sorted([f"{split}.0", f"{split}.1", f"{gold}.0"])  # split in halves
     assert waited == ["done while the copies ran"]
-    for kind in (loader.SPLIT_ROWS, loader.STRUCTURED_GOLD):
+    for kind in (split, gold):
         for task in TASK_NAMES:
-            path = root / ("dev.json" if kind == loader.SPLIT_ROWS else "dev_structured.json")
-            assert checkcache.loaded(kind, [path], {"task": task}) is not None, (kind, task)
+            path = root / ("dev.json" if kind == split else "dev_structured.json")
+            part = loader._kept_part(kind, path, TASKS[task])
+            assert part is not None, (kind, task)
     with idle.offered(lambda: waited.append("no copy, no wait")):
         assert _loaded("KUAKE-QIC", root) == one_process["KUAKE-QIC"]
     assert waited == ["done while the copies ran"]
     assert _loaded("CMeIE", root) == one_process["CMeIE"]  # named CMeIE-V2 in both files
-    assert len(copies) == 2
+    assert len(copies) == 3
 
 
 def test_a_bad_line_found_by_a_copy_is_reported_from_the_loading_process(
@@ -245,7 +247,7 @@ def test_a_bad_line_found_by_a_copy_is_reported_from_the_loading_process(
     (tmp_path / "dev.json").write_text(json.dumps(row("a")) + '\n{"input": "x"}\n', "utf-8")
     with pytest.raises(BenchregError, match=r"dev.json:2: line lacks field"):
         load("KUAKE-IR", tmp_path)
-    kept = checkcache.loaded(loader.SPLIT_ROWS, [tmp_path / "dev.json"], {"task": "KUAKE-IR"})
+    kept = loader._kept_part(loader.SPLIT_ROWS, tmp_path / "dev.json", TASKS["KUAKE-IR"])
     assert kept is None
 
 
@@ -262,14 +264,15 @@ def test_a_copy_that_fails_leaves_the_files_to_the_loading_process(
     monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
     assert partload.forking(), "a thread is running: no copy would be forked"
 
-    def dies(kind: str, identity: loader.FileIdentity) -> tuple[int, None]:
+    def dies(*args: object) -> tuple[int, None]:
         raise MemoryError  # in the copy: it exits with 1, writing nothing
 
     monkeypatch.setattr(loader, "_keep_parts", dies)
+    monkeypatch.setattr(loader, "_keep_split_half", dies)
     tried = len(loader._TRIED)
     assert _loaded("KUAKE-IR", root) == expected
     assert len(loader._TRIED) == tried + 2  # not tried again for these files in this process
-    assert checkcache.loaded(loader.SPLIT_ROWS, [root / "dev.json"], {"task": "KUAKE-IR"}) is None
+    assert loader._kept_part(loader.SPLIT_ROWS, root / "dev.json", TASKS["KUAKE-IR"]) is None
 
 
 def test_predictions_read_while_the_copies_run_give_the_same_run_and_errors(
