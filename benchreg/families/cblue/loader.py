@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -286,7 +286,7 @@ def _keep_in_copies(files: dict[str, Path]) -> None:
                     for half, (start, end) in enumerate([(0, cut), (cut, identity[2])])
                 ]
             else:
-                works = [partial(_keep_parts, kind, identity)]
+                works = [partial(_keep_gold_parts, identity)]
             for k, work in enumerate(works):
                 log = Path(tmp) / f"{kind}.{k}.log"
                 copies.append((path, log, partload.fork_copy(work, log)))
@@ -298,7 +298,7 @@ def _keep_in_copies(files: dict[str, Path]) -> None:
                 logger.debug(f"{path.name}: its copy exited with {code} ({' '.join(last)})")
 
 
-def _keep_parts(kind: str, identity: FileIdentity) -> tuple[int, Any]:
+def _keep_gold_parts(identity: FileIdentity) -> tuple[int, Any]:
     """In a forked copy: every task's part of a structured gold file into the loaded-data
     cache; exit code 3 for a problem in the file (the loading process reads it and reports
     it)."""
@@ -306,10 +306,12 @@ def _keep_parts(kind: str, identity: FileIdentity) -> tuple[int, Any]:
         data = _read_structured(*identity)
     except BenchregError:
         return 3, None
-    files = [Path(identity[0])]
-    for name in TASK_NAMES:
-        part = [{key: data[key] for key in TASKS[name].names if key in data}]
-        checkcache.store_loaded(kind, files, part, {"task": name}, strings_shared=True)
+    _store_parts(
+        STRUCTURED_GOLD,
+        identity,
+        {},
+        lambda task: [{key: data[key] for key in TASKS[task].names if key in data}],
+    )
     return 0, data
 
 
@@ -325,12 +327,24 @@ def _keep_split_half(identity: FileIdentity, half: int, start: int, end: int) ->
         by_task = _grouped(_checked_rows(lines, path))
     except BenchregError:
         return 3, None
-    files = [Path(path)]
-    for name in TASK_NAMES:
-        rows = [tuple(row) for row in by_task.get(name, ())]
-        params = {"task": name, "half": half}
-        checkcache.store_loaded(SPLIT_ROWS, files, rows, params, strings_shared=True)
+    _store_parts(
+        SPLIT_ROWS,
+        identity,
+        {"half": half},
+        lambda task: [tuple(row) for row in by_task.get(task, ())],
+    )
     return 0, by_task
+
+
+def _store_parts(
+    kind: str, identity: FileIdentity, params: dict[str, Any], part_of: Callable[[str], list[Any]]
+) -> None:
+    """Each task's part of a file (``part_of(task)``) into the loaded-data cache, under ``kind``,
+    the task and ``params`` (what :func:`_kept_part` reads back)."""
+    files = [Path(identity[0])]
+    for task in TASK_NAMES:
+        part = part_of(task)
+        checkcache.store_loaded(kind, files, part, {"task": task, **params}, strings_shared=True)
 
 
 @data_cache

@@ -57,13 +57,6 @@ def read_predictions(
     return collector.finish()
 
 
-def _prefetch(path: Path) -> None:
-    _load(path)
-
-
-read_predictions.prefetch = _prefetch  # type: ignore[attr-defined]  # core.idle, systems.offline
-
-
 # --- structured results.json ------------------------------------------------------------------
 
 
@@ -137,6 +130,9 @@ def _load(path: Path) -> tuple[str, Any]:
     except FileNotFoundError:
         raise BenchregError("predictions file not found", where=path) from None
     return _load_cached(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+read_predictions.prefetch = _load  # type: ignore[attr-defined]  # fills its cache: core.idle
 
 
 @data_cache

@@ -172,6 +172,15 @@ def test_samples_and_gold_findings_are_reused_for_the_same_files_and_parser(
     assert [s.gold for s in changed.samples] == ["不相关", "不相关", "不相关"]
 
 
+def _copies_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh cache folder, and every file large enough for the copies of task_parts."""
+    from benchreg.core import checkcache, partload
+
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    assert partload.forking(), "a thread is running: no copy would be forked"
+
+
 def _split_with_structured_gold(root: Path) -> None:
     root.mkdir()
     rows = [
@@ -201,7 +210,7 @@ def test_split_and_gold_read_by_forked_copies_give_the_one_process_samples(
     part in the loaded-data cache, while this process does the work offered for the wait; the
     samples equal those read in one process, and the next task's load reads its parts without
     another copy."""
-    from benchreg.core import checkcache, idle, partload
+    from benchreg.core import idle, partload
     from benchreg.families.cblue import loader
 
     root = tmp_path / "data"
@@ -209,9 +218,7 @@ def test_split_and_gold_read_by_forked_copies_give_the_one_process_samples(
     monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
     one_process = {task: _loaded(task, root) for task in ("KUAKE-IR", "KUAKE-QIC", "CMeIE")}
     monkeypatch.delenv("BENCHREG_VALIDATION_CACHE")
-    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
-    assert partload.forking(), "a thread is running: no copy would be forked"
+    _copies_on(tmp_path, monkeypatch)
     copies: list[str] = []
     fork_copy = partload.fork_copy
     monkeypatch.setattr(
@@ -238,12 +245,9 @@ def test_split_and_gold_read_by_forked_copies_give_the_one_process_samples(
 def test_a_bad_line_found_by_a_copy_is_reported_from_the_loading_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from benchreg.core import checkcache, partload
     from benchreg.families.cblue import loader
 
-    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
-    assert partload.forking(), "a thread is running: no copy would be forked"
+    _copies_on(tmp_path, monkeypatch)
     (tmp_path / "dev.json").write_text(json.dumps(row("a")) + '\n{"input": "x"}\n', "utf-8")
     with pytest.raises(BenchregError, match=r"dev.json:2: line lacks field"):
         load("KUAKE-IR", tmp_path)
@@ -254,20 +258,17 @@ def test_a_bad_line_found_by_a_copy_is_reported_from_the_loading_process(
 def test_a_copy_that_fails_leaves_the_files_to_the_loading_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from benchreg.core import checkcache, partload
     from benchreg.families.cblue import loader
 
     root = tmp_path / "data"
     _split_with_structured_gold(root)
     expected = _loaded("KUAKE-IR", root)
-    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
-    assert partload.forking(), "a thread is running: no copy would be forked"
+    _copies_on(tmp_path, monkeypatch)
 
     def dies(*args: object) -> tuple[int, None]:
         raise MemoryError  # in the copy: it exits with 1, writing nothing
 
-    monkeypatch.setattr(loader, "_keep_parts", dies)
+    monkeypatch.setattr(loader, "_keep_gold_parts", dies)
     monkeypatch.setattr(loader, "_keep_split_half", dies)
     tried = len(loader._TRIED)
     assert _loaded("KUAKE-IR", root) == expected
@@ -280,7 +281,7 @@ def test_predictions_read_while_the_copies_run_give_the_same_run_and_errors(
 ) -> None:
     """A run offers its predictions file's decoding for the wait (core.idle): the scores are
     those of a run without copies, and a file that is not JSON is still one clear error."""
-    from benchreg.core import checkcache, idle, partload
+    from benchreg.core import idle
 
     root = tmp_path / "data"
     _split_with_structured_gold(root)
@@ -294,9 +295,7 @@ def test_predictions_read_while_the_copies_run_give_the_same_run_and_errors(
         run_cblue("KUAKE-IR", bad, root)
 
     monkeypatch.delenv("BENCHREG_VALIDATION_CACHE")
-    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
-    assert partload.forking(), "a thread is running: no copy would be forked"
+    _copies_on(tmp_path, monkeypatch)
     ran: list[str] = []
     run_offered = idle.run_offered
     monkeypatch.setattr(idle, "run_offered", lambda: ran.append("waited") or run_offered())
