@@ -125,7 +125,7 @@ def _fast_chunks(
     except OSError:
         raise _Fallback from None
     with handle:
-        number = _lines_before(handle, start)
+        number = lines_before(handle, start)
         left = -1 if end is None else end - start  # bytes still to read (-1: to the end)
         rest = b""
         while True:
@@ -144,7 +144,7 @@ def _fast_chunks(
                 return
 
 
-def _lines_before(handle: Any, start: int) -> int:
+def lines_before(handle: Any, start: int) -> int:
     """The ``\n`` in the file's first ``start`` bytes (the handle is left at ``start``)."""
     count = 0
     while handle.tell() < start:

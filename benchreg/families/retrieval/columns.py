@@ -93,6 +93,38 @@ class RunColumns:
             self._extra.extend(self._none[:n])
         return start, len(self._source)
 
+    def block(self) -> tuple[list[Any], list[Any], bytes, bytes, bytes, bytes]:
+        """The rows so far as :meth:`extend` takes them (a copy's part of a run file)."""
+        return (
+            list(self.sources),
+            list(self.extras),
+            self._source.tobytes(),
+            self._unit.tobytes(),
+            self._score.tobytes(),
+            self._extra.tobytes(),
+        )
+
+    def extend(
+        self,
+        names: list[Any],
+        extras: list[Any],
+        source: bytes,
+        unit: bytes,
+        score: bytes,
+        extra: bytes,
+    ) -> int:
+        """Append the rows of another :class:`RunColumns`'s :meth:`block`, its source ids and
+        extras interned here; the offset its rows start at."""
+        base = len(self._source)
+        codes = np.fromiter(map(self.sources.__getitem__, names), np.int32, len(names))
+        self._source.frombytes(codes[np.frombuffer(source, np.int32)].tobytes())
+        self._unit.frombytes(unit)
+        self._score.frombytes(score)
+        # index -1 (no extras) picks the -1 appended last
+        indexes = [*map(self.extras.__getitem__, extras), -1]
+        self._extra.frombytes(np.array(indexes, np.int32)[np.frombuffer(extra, np.int32)].tobytes())
+        return base
+
     def finish(self) -> RunColumns:
         return self.set_arrays(
             np.frombuffer(self._source, dtype=np.int32),

@@ -96,17 +96,25 @@ def _lines(data: bytes, number: int, offset: int) -> Iterator[tuple[int, int, in
         offset += size + 1
 
 
-def stream_lines(path: Path) -> Iterator[tuple[int, int, int, Any]]:
+def stream_lines(
+    path: Path, start: int = 0, end: int | None = None
+) -> Iterator[tuple[int, int, int, Any]]:
+    """The lines of the file, or of its bytes ``[start, end)`` (both at line starts), with the
+    whole file's line numbers and offsets."""
     try:
         handle = path.open("rb")
     except OSError:
         raise FallBack from None
     with handle:
-        rest, number, base = b"", 0, 0
+        number = fastjson.lines_before(handle, start)
+        rest, base = b"", start
+        left = -1 if end is None else end - start  # bytes still to read (-1: to the end)
         while True:
-            chunk = handle.read(CHUNK_BYTES)
+            chunk = handle.read(CHUNK_BYTES if left < 0 else min(CHUNK_BYTES, left))
+            if left > 0:
+                left -= len(chunk)
             data = rest + chunk
-            if number == 0 and data.startswith(fastjson._BOM):
+            if base == 0 and data.startswith(fastjson._BOM):
                 raise FallBack
             if chunk:
                 cut = data.rfind(b"\n") + 1
@@ -132,4 +140,3 @@ def stream_lines(path: Path) -> Iterator[tuple[int, int, int, Any]]:
                 base += len(data)
             if not chunk:
                 return
-        return

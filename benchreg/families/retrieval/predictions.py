@@ -24,13 +24,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError, at
 from benchreg.core.predictions import PredictionCollector
 from benchreg.core.reader import gc_paused, json_lines
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
-from benchreg.families.retrieval import trec
-from benchreg.families.retrieval.columns import UNIT_KEY, JsonlColumns, LineRef
+from benchreg.families.retrieval import jsonl_parts, trec
+from benchreg.families.retrieval.columns import UNIT_KEY, JsonlColumns, LineRef, ResultColumns
 from benchreg.families.retrieval.jsonl_stream import FallBack, stream_lines
 
 RESULT_KEYS = ("source_id", "region", "observed_at", "holder", "atom_id")
@@ -69,8 +71,9 @@ def _read_jsonl(
     collector = PredictionCollector(path, samples, task=task_name, duplicates="conflicts_invalid")
     columns = JsonlColumns(modality) if modality is not None else None
     try:
-        for number, offset, length, obj in stream_lines(path):
-            _add_line(collector, columns, path, number, obj, LineRef(path, offset, length))
+        with jsonl_parts.parts_read(path, modality) as parts:
+            for part in parts:
+                _add_part(collector, columns, path, part)
     except FallBack:  # an unusual file: the core reader's path, line by line, from the start
         collector = PredictionCollector(
             path, samples, task=task_name, duplicates="conflicts_invalid"
@@ -86,6 +89,38 @@ def _read_jsonl(
     return collector.finish()
 
 
+def _add_part(
+    collector: PredictionCollector,
+    columns: JsonlColumns | None,
+    path: Path,
+    part: jsonl_parts.Part,
+) -> None:
+    """The lines of one part of the run: read by a copy (see jsonl_parts), or here."""
+    read = part.lines()
+    if read is None or columns is None:
+        for number, offset, length, obj in stream_lines(path, part.start, part.end):
+            _add_line(collector, columns, path, number, obj, LineRef(path, offset, length))
+        return
+    block, lines = read
+    run = columns.run
+    base = run.extend(*block)
+    with path.open("rb") as handle:
+        for line in lines:
+            number, offset, length = line[:3]
+            ref = LineRef(path, offset, length)
+            if len(line) == 3:  # not of the columns: this process decodes it as always
+                handle.seek(offset)
+                obj = orjson.loads(handle.read(length))
+                _add_line(collector, columns, path, number, obj, ref)
+                continue
+            qid, latency, start, stop, keys = line[3:]
+            held = ResultColumns(run, base + start, base + stop, keys)
+            answer = {"results": held, "latency_s": latency}
+            collector.add(
+                qid, Prediction(qid, answer=answer, latency_s=latency), where=number, value=ref
+            )
+
+
 def _add_line(
     collector: PredictionCollector,
     columns: JsonlColumns | None,
@@ -98,8 +133,7 @@ def _add_line(
     if not isinstance(qid, str) or not qid:
         collector.add_malformed(at(path, number))
         return
-    latency = obj.get("latency_s")
-    latency = float(latency) if isinstance(latency, int | float) else None
+    latency = jsonl_parts.latency_of(obj)
     if "results" in obj:
         results = obj["results"]
         held = columns.add(results) if columns is not None else None
