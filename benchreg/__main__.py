@@ -4,7 +4,6 @@ subcommands `tasks`, `analyze`, `report`, `compare`, `view` and `import` (each h
 from __future__ import annotations
 
 import atexit
-import difflib
 import os
 import re
 import sys
@@ -33,6 +32,8 @@ def main() -> None:
 
         sys.exit(command_main(args))
     if args and re.fullmatch(r"[A-Za-z][\w-]*", args[0]):  # a word, not key=value or -m
+        import difflib
+
         near = difflib.get_close_matches(args[0], SUBCOMMANDS, n=1, cutoff=0.6)
         hint = f"did you mean {near[0]}? " if near else ""
         print(
@@ -41,6 +42,9 @@ def main() -> None:
             file=sys.stderr,
         )
         sys.exit(2)
+    from benchreg.app import lifetime
+
+    lifetime.collector_off_for_start_up()  # resumed as the first job starts
     from benchreg.app.main import main as app_main
 
     app_main()

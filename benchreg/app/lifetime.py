@@ -7,6 +7,7 @@ functions return either. Called in-process (tests, a library user), nothing is k
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 _state: dict[str, Any] = {"ends_without_freeing": False, "kept": []}
@@ -21,3 +22,20 @@ def keep_until_exit(*objects: Any) -> None:
     """Keep ``objects`` alive to the process's end when it ends without freeing, else nothing."""
     if _state["ends_without_freeing"]:
         _state["kept"].extend(objects)
+
+
+def collector_off_for_start_up() -> None:
+    """Pause the cyclic garbage collector while the command imports and composes its config:
+    those objects live to the end, and the collections over them (about 0.05 s of a 1.9 s run)
+    free nothing. :func:`start_up_done` resumes it."""
+    if gc.isenabled():
+        gc.disable()
+        _state["collector_paused"] = True
+
+
+def start_up_done() -> None:
+    """Resume the collector (if :func:`collector_off_for_start_up` paused it), what start-up
+    built moved out of its sight (``gc.freeze``: it is never garbage)."""
+    if _state.pop("collector_paused", False):
+        gc.freeze()
+        gc.enable()

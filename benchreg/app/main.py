@@ -184,6 +184,7 @@ def log_sweep_progress(sweep_dir: Path, num: int, overrides: Iterable[str] = ())
 
 @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
 def hydra_entry(cfg: DictConfig) -> dict[str, Any]:
+    lifetime.start_up_done()
     logs.setup_worker()  # a launcher's worker process: the command line's log format
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)

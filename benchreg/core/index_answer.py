@@ -8,6 +8,16 @@ from typing import Any
 
 from benchreg.core.types import Checked, Choices, Sample, Status
 
+_VALID: dict[int, Checked] = {}  # a valid index's (immutable) verdict, made once per index
+_VALID_KEPT = 1024
+
+
+def _valid(answer: int) -> Checked:
+    checked = Checked(answer)
+    if answer < _VALID_KEPT:
+        _VALID[answer] = checked
+    return checked
+
 
 class IndexInto:
     """A 0-based index into the list ``sample.input[key]``: an int (not a bool) in range.
@@ -26,6 +36,8 @@ class IndexInto:
         self.reply_key = reply_key
 
     def check(self, answer: Any, sample: Sample) -> Checked:
+        if type(answer) is int and 0 <= answer < len(sample.input[self.key]):  # (not a bool)
+            return _VALID.get(answer) or _valid(answer)
         if isinstance(answer, bool) or not isinstance(answer, int):
             return Checked(answer, Status.INVALID, f"{self.noun} must be an int, got {answer!r}")
         n = len(sample.input[self.key])

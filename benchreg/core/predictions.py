@@ -95,6 +95,23 @@ class PredictionCollector:
             f"{self._where(where)})",
         )
 
+    def add_all(self, entries: Sequence[tuple[str, Prediction, Where]]) -> None:
+        """:meth:`add` of each ``(sample_id, prediction, where)`` in order, the value said being
+        the prediction's answer. When nothing was added before, no id repeats and every id is a
+        sample's (a well-formed file), that is a few dict and set operations for them all."""
+        ids = [entry[0] for entry in entries]
+        if (
+            not self._first
+            and not self._unknown_where
+            and self._known.issuperset(ids)
+            and len(set(ids)) == len(ids)
+        ):
+            self.by_id.update(zip(ids, [entry[1] for entry in entries], strict=True))
+            self._first.update(zip(ids, [(e[2], e[1].answer) for e in entries], strict=True))
+            return
+        for sample_id, prediction, where in entries:
+            self.add(sample_id, prediction, where=where)
+
     def _where(self, where: Where) -> str:
         if isinstance(where, int):
             return at(self.path, where)

@@ -372,13 +372,15 @@ def sample_rows(
     several = len(columns) > 1
     private: dict[tuple[str, ...], bool] = {}  # meta key set -> has a key starting with "_"
     for i, (sample, pred) in enumerate(zip(samples, preds, strict=True)):
-        answer, cut = answer_preview(pred.answer) if preview_answers else (pred.answer, None)
+        answer, cut = pred.answer, None
+        if preview_answers and isinstance(answer, dict):
+            answer, cut = answer_preview(answer)
         row: dict[str, Any] = {
             "id": sample.id,
             "raw_output": pred.raw_text,
             "answer": answer,
             "gold": sample.gold,
-            "status": pred.status.value,
+            "status": pred.status._value_,  # (.value is a property: slower, the same)
             "score": primary_column[i],
         }
         if cut:

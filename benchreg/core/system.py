@@ -261,8 +261,13 @@ class PredictionSetSystem(BaseSystem):
         return f"predictions:sha256={digests}"
 
     async def predict(self, requests: Sequence[Request]) -> list[Prediction]:
-        by_id = self.prediction_set.by_id
-        return [by_id.get(r.sample.id) or Prediction.missing(r.sample.id) for r in requests]
+        return self.answers_for([r.sample for r in requests])
+
+    def answers_for(self, samples: Sequence[Sample]) -> list[Prediction]:
+        """What :meth:`predict` answers for these samples' requests, without the requests: the
+        run asks this way when nothing else sees a request (no journal, budget or repeats)."""
+        by_id, missing = self.prediction_set.by_id, Prediction.missing
+        return [by_id.get(s.id) or missing(s.id) for s in samples]
 
     def report(self) -> SystemReport:
         return SystemReport.of(self.prediction_set)

@@ -34,3 +34,10 @@ def test_random_answers_are_valid_and_seeded() -> None:
     draws = [SCHEMA.random(SAMPLE, random.Random(7)) for _ in range(3)]
     assert len(set(draws)) == 1
     assert all(SCHEMA.check(d, SAMPLE).status is Status.OK for d in draws)
+
+
+def test_a_valid_index_verdict_made_once_is_never_a_bools() -> None:
+    assert SCHEMA.check(1, SAMPLE).status is Status.OK
+    assert SCHEMA.check(1, SAMPLE) is SCHEMA.check(1, SAMPLE)  # one verdict per index
+    assert SCHEMA.check(True, SAMPLE).status is Status.INVALID  # True == 1, yet no index
+    assert SCHEMA.check(2000, Sample("big", {"options": list(range(3000))}, 0)).answer == 2000

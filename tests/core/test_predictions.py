@@ -74,3 +74,33 @@ def test_value_tells_repeats_apart_when_the_answer_is_not_set() -> None:
     c.add("s0", Prediction("s0", raw_text="A"), where="f:1", value="A")
     c.add("s0", Prediction("s0", raw_text="B"), where="f:2", value="B")
     assert c.finish().by_id["s0"].status is Status.INVALID
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        ["s0", "s1", "s2", "s3"],  # the well-formed file: the bulk path
+        ["s0", "ghost", "s1"],
+        ["s0", "s1", "s0"],  # a repeat
+        ["s2", "ghost", "ghost"],
+    ],
+)
+@pytest.mark.parametrize("policy", ["reject", "conflicts_invalid"])
+def test_add_all_is_add_of_each(ids: list[str], policy: str) -> None:
+    entries = [(sid, Prediction(sid, answer=k), k + 1) for k, sid in enumerate(ids)]
+
+    def outcome(bulk: bool) -> object:
+        c = collector(policy)
+        try:
+            if bulk:
+                c.add_all(entries)
+            else:
+                for sid, pred, where in entries:
+                    c.add(sid, pred, where=where)
+        except BenchregError as exc:
+            return exc.message, exc.where
+        result = c.finish()
+        later = c.add("s0", Prediction("s0", answer=99), where=9) if policy != "reject" else None
+        return result.by_id, result.unknown_ids, result.notes, later, c.by_id.get("s0")
+
+    assert outcome(True) == outcome(False)

@@ -356,3 +356,45 @@ def test_a_predictions_run_writes_no_journal(tmp_path: Path) -> None:
     assert not journaled(system)  # however the reader system was registered
     assert not journaled(Labelled(system, "mine"))
     assert journaled(Oracle(Script()))
+
+
+def test_answers_looked_up_by_id_equal_the_requests_path(
+    gap: Task, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A predictions system's answers, looked up without building a request each
+    (``answers_for``), score and write what the requests path does (two samples missing)."""
+    from benchreg.core import run as run_module
+    from benchreg.core.system import PredictionSetSystem
+    from benchreg.core.types import PredictionSet
+
+    registry.load_components()
+    looked_up: list[int] = []
+
+    class Lookup(PredictionSetSystem):
+        def answers_for(self, samples: Sequence[Any]) -> list[Prediction]:
+            looked_up.append(len(samples))
+            return super().answers_for(samples)
+
+    def factory(cfg: Mapping[str, Any], ctx: SystemContext) -> PredictionSetSystem:
+        answers = {s.id: Prediction(s.id, answer=k % 3) for k, s in enumerate(ctx.samples[2:])}
+        return Lookup("lookup", PredictionSet(by_id=answers, files=[]))
+
+    monkeypatch.setitem(registry.systems._items, "test_lookup", factory)
+
+    def once(folder: Path) -> tuple[Any, bytes]:
+        found = evaluate(
+            gap,
+            view=None,
+            system_cfg={"name": "test_lookup"},
+            roots={},
+            options=FAST,
+            output=RunOutput(folder, {"model": {"name": "test_lookup"}}),
+        )
+        assert found.record is not None
+        return found.record["metrics"], (folder / SAMPLES_FILE).read_bytes()
+
+    direct = once(tmp_path / "direct")
+    assert looked_up and looked_up[0] > 2
+    monkeypatch.setattr(run_module, "_answers_directly", lambda *args: False)
+    assert once(tmp_path / "requests") == direct
+    assert len(looked_up) == 2  # (predict looks them up too)

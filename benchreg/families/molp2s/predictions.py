@@ -29,16 +29,17 @@ def read_predictions(path: Path, samples: Sequence[Sample], task_name: str) -> P
             entries: Iterable[tuple[str | int, Any, str | None]] = json_lines(path, lenient=True)
         else:  # a JSON list
             entries = ((r.where, r.data, r.error) for r in read_records(path, lenient=True))
-        add = collector.add
+        read: list[tuple[str, Prediction, str | int]] = []
         for where, obj, error in entries:
             rid = obj.get("record_id") if error is None and type(obj) is dict else None
             if not isinstance(rid, str) or not rid:
                 collector.add_malformed(at(path, where) if isinstance(where, int) else where)
                 continue
             if len(obj) == 2 and KEY in obj:  # {record_id, index}: the common line
-                add(rid, Prediction(rid, answer=obj[KEY]), where=where)
+                read.append((rid, Prediction(rid, answer=obj[KEY]), where))
             else:
-                add(rid, _prediction(rid, obj), where=where)
+                read.append((rid, _prediction(rid, obj), where))
+        collector.add_all(read)
     return collector.finish()
 
 
