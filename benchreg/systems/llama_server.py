@@ -45,7 +45,8 @@ def free_port() -> int:
 def server_command(
     gguf: Path, port: int, n_ctx: int, n_threads: int | None, extra: Sequence[str]
 ) -> list[str]:
-    command = ["-m", "llama_cpp.server", "--model", str(gguf), "--host", HOST]
+    # llama_cpp.server, with llama.cpp's AMX weight buffers off where they crash it (llama_serve)
+    command = ["-m", "benchreg.systems.llama_serve", "--model", str(gguf), "--host", HOST]
     command += ["--port", str(port), "--n_ctx", str(n_ctx)]
     if n_threads:
         command += ["--n_threads", str(n_threads)]

@@ -285,7 +285,8 @@ def test_a_missing_gguf_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def _llama_servers() -> set[int]:
-    """Pids of llama_cpp.server processes whose parent is this process."""
+    """Pids of llama.cpp server processes (benchreg.systems.llama_serve) whose parent is this
+    process."""
     found = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -295,6 +296,6 @@ def _llama_servers() -> set[int]:
             parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
         except (OSError, ValueError, IndexError):
             continue
-        if b"llama_cpp.server" in cmdline and parent == os.getpid():
+        if b"benchreg.systems.llama_serve" in cmdline and parent == os.getpid():
             found.add(int(entry.name))
     return found
