@@ -48,7 +48,7 @@ def latency_of(obj: dict[str, Any]) -> float | None:
 @dataclass
 class Part:
     start: int
-    end: int
+    end: int | None  # None: to the end of the file
     copy: partload.ForkedWorker | None = None
     out: Path | None = None
 
@@ -62,8 +62,11 @@ class Part:
             last = log.read_text("utf-8", "replace").strip().splitlines()[-1:]
             logger.debug(f"run part {self.start}-{self.end}: its copy exited with {code} {last}")
             return None
-        with self.out.open("rb") as handle:
-            return marshal.load(handle)
+        try:
+            with self.out.open("rb") as handle:
+                return marshal.load(handle)
+        except (OSError, EOFError, ValueError, TypeError):  # (a copy that exited 0 wrote it whole)
+            return None
 
 
 def cuts(path: Path, shares: list[float]) -> list[tuple[int, int]]:
@@ -84,7 +87,7 @@ def parts_read(path: Path, modality: str | None) -> Iterator[list[Part]]:
     ends are stopped."""
     workers = partload.worker_count(path) if modality is not None else 0
     if workers < 1 or not partload.forking():
-        yield [Part(0, path.stat().st_size)]
+        yield [Part(0, None)]  # (a file that cannot be read: the core reader names the problem)
         return
     shares = [PARENT_SHARE] + [1.0] * workers
     parts = [Part(start, end) for start, end in cuts(path, shares)]
@@ -103,7 +106,7 @@ def parts_read(path: Path, modality: str | None) -> Iterator[list[Part]]:
                         part.copy.wait()
 
 
-def _reader(path: Path, start: int, end: int, modality: Any, out: Path) -> Any:
+def _reader(path: Path, start: int, end: int | None, modality: Any, out: Path) -> Any:
     def work() -> tuple[int, Any]:
         columns = JsonlColumns(modality)
         lines: list[tuple[Any, ...]] = []

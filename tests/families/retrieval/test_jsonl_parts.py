@@ -111,3 +111,12 @@ def test_cuts_cover_the_file_at_line_starts(tmp_path: Path, seed: int) -> None:
     assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
     for (_, end), (start, _) in itertools.pairwise(ranges):
         assert end == start and data[start - 1 : start] == b"\n"
+
+
+def test_a_run_file_that_cannot_be_read_is_one_clear_error(tmp_path: Path) -> None:
+    from benchreg.core.errors import BenchregError
+
+    samples, _ = make_case("pdf", 3, seed=1)
+    with pytest.raises(BenchregError) as caught:
+        reader.read_run(tmp_path / "absent.jsonl", samples, TASK)
+    assert "absent.jsonl" in str(caught.value.where) + caught.value.message
