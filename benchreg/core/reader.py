@@ -453,7 +453,7 @@ def json_lines(path: Path, *, lenient: bool = False) -> Iterator[tuple[int, Any,
         for number, value in fast:
             yield number, value, None
         return
-    decode = _LineDecoder()
+    decode = LineDecoder()
     for number, line in enumerate(text_lines(path), start=1):
         if not line.strip():
             continue
@@ -474,7 +474,7 @@ def json_lines(path: Path, *, lenient: bool = False) -> Iterator[tuple[int, Any,
         yield number, value, None
 
 
-class _LineDecoder:
+class LineDecoder:
     """:func:`loads` for one line, without a Python call per object on flat lines.
 
     Every member of a JSON object has one `:` outside strings, so a line holds at least as many

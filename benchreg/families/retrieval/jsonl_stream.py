@@ -3,10 +3,11 @@ value)``, decoded by orjson a chunk at a time, never the whole file's values at 
 
 A value is given only where it is provably what the core reader (`benchreg.core.reader`
 ``json_lines``) gives for that line, by the same checks as `benchreg.core.fastjson`: no BOM, no
-line break other than ``\\n`` / ``\\r\\n`` (``str.splitlines`` would cut there), no run of 19
-digits (an integer orjson cannot hold), and per line no repeated key (colon counts, see
-`benchreg.core.fastjson`). Anything else raises :class:`FallBack`: the caller then reads the file
-with the core reader from the start, which names any problem.
+line break other than ``\\n`` / ``\\r\\n`` (``str.splitlines`` would cut there), and per line
+no repeated key (colon counts, see `benchreg.core.fastjson`). A line with a run of 19 digits (an
+integer orjson cannot hold, or a float such as a latency Python printed with 20 digits) is
+decoded by the core reader's own line decoder instead. Anything else raises :class:`FallBack`:
+the caller then reads the file with the core reader from the start, which names any problem.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 import orjson
 
 from benchreg.core import fastjson
+from benchreg.core.reader import LineDecoder
 
 CHUNK_BYTES = 1 << 24
 
@@ -27,11 +29,9 @@ class FallBack(Exception):
     """The file needs the core reader's path."""
 
 
-def _unusual(data: bytes) -> bool:
-    marked = data.translate(fastjson._MARKED)
+def _unusual(data: bytes, marked: bytes) -> bool:
     return (
         b"\x0b" in marked
-        or fastjson._LONG_NUMBER in marked
         or (b"\r" in data and data.count(b"\r") != data.count(b"\r\n"))
         or (b"\xc2" in data and b"\xc2\x85" in data)
         or fastjson._LINE_SEPARATORS.search(data) is not None
@@ -81,18 +81,32 @@ def _all_same(batch: list[tuple[int, int, int, Any, int]], plain: bool) -> bool:
     return False
 
 
-def _lines(data: bytes, number: int, offset: int) -> Iterator[tuple[int, int, int, Any, int]]:
-    """``(number, offset, size, value, colons)`` of the non-blank lines of a chunk."""
-    decode = orjson.loads
+def _lines(
+    data: bytes, number: int, offset: int, long_numbers: bool
+) -> Iterator[tuple[int, int, int, Any, int]]:
+    """``(number, offset, size, value, colons)`` of the non-blank lines of a chunk. With
+    ``long_numbers`` (a run of 19 digits somewhere in the chunk), each line holding one is
+    decoded by the core reader's own line decoder (an integer beyond 64 bits, or a float such as
+    a latency printed with 20 digits: orjson is not proven to read those as Python does), with
+    colons 0 (that decoder refuses a repeated key itself); the others by orjson."""
+    decode, core = orjson.loads, LineDecoder()
+    marked = fastjson._MARKED
     for line in data.split(b"\n"):
         number += 1
         size = len(line)
         if line.strip():
-            try:
-                value = decode(line)
-            except orjson.JSONDecodeError:
-                raise FallBack from None
-            yield number, offset, size, value, line.count(b":")
+            if long_numbers and fastjson._LONG_NUMBER in line.translate(marked):
+                try:
+                    value = core(line.decode("utf-8"))
+                except ValueError:  # (UnicodeDecodeError, a JSON error, a repeated key)
+                    raise FallBack from None
+                yield number, offset, size, value, 0
+            else:
+                try:
+                    value = decode(line)
+                except orjson.JSONDecodeError:
+                    raise FallBack from None
+                yield number, offset, size, value, line.count(b":")
         offset += size + 1
 
 
@@ -120,10 +134,11 @@ def stream_lines(
                 cut = data.rfind(b"\n") + 1
                 data, rest = data[:cut], data[cut:]
             if data:
-                if _unusual(data):
+                marked = data.translate(fastjson._MARKED)
+                if _unusual(data, marked):
                     raise FallBack
                 plain = b"\\" not in data
-                lines = _lines(data, number, base)
+                lines = _lines(data, number, base, fastjson._LONG_NUMBER in marked)
                 while batch := list(itertools.islice(lines, BATCH_LINES)):
                     if not _all_same(batch, plain):
                         for item in batch:

@@ -196,3 +196,28 @@ def test_sample_of_dumps_as_pydantic(root: Path) -> None:
         for got, part in pairs:
             want = part.model_dump()
             assert got == want and list(got) == list(want)  # the same keys, in the same order
+
+
+def test_long_numbers_are_read_by_the_core_decoder_line_by_line(tmp_path: Path) -> None:
+    """A latency Python printed with 20 digits, or an integer beyond 64 bits, keeps the stream
+    (those lines decoded as the core reader decodes them); the values equal the core reader's."""
+    from benchreg.core.reader import json_lines
+
+    rows = [
+        '{"query_id": "q1", "results": [], "latency_s": 0.00012970100033271592}',
+        '{"query_id": "q2", "results": [{"a": 1}], "n": 123456789012345678901234}',
+        '{"query_id": "q3", "results": [{"a": {"b": 2}}]}',
+    ]
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    got = _lines(path)
+    want = [(number, value) for number, value, _ in json_lines(path)]
+    assert [(n, v) for n, _, _, v in got] == want
+    assert got[1][3]["n"] == 123456789012345678901234  # an int, as the core reader gives it
+
+
+def test_a_repeated_key_on_a_long_number_line_falls_back(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"q": 1, "q": 2, "latency_s": 0.00012970100033271592}\n')
+    with pytest.raises(jsonl_stream.FallBack):
+        _lines(path)
