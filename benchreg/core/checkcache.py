@@ -40,6 +40,7 @@ from benchreg.core.io import (
     sha256_text,
 )
 from benchreg.core.reader import gc_paused
+from benchreg.core.types import DeferredInput
 
 
 def cache_dir() -> Path:
@@ -140,9 +141,16 @@ def store_loaded(
     *,
     strings_shared: bool = False,
     then: Sequence[Path] = (),
+    defer_inputs: bool = False,
 ) -> None:
     """Keep ``rows`` (built from ``files``, all checks passed) for the next run (best effort),
     followed by the rows of the rows files ``then`` (:func:`write_rows`), copied as they are.
+
+    With ``defer_inputs`` (rows ``(id, input, gold, meta)`` of samples), each chunk keeps its
+    inputs encoded apart from the rest: :func:`loaded` gives them as
+    :class:`~benchreg.core.types.DeferredInput`, decoded a chunk at a time when a sample's
+    ``input`` is first read, with the lengths of their list values at hand without decoding.
+    A MolP2S record's input is about 80% of its objects, and a predictions run reads none of it.
 
     Written and read back in chunks of :data:`ROWS_PER_CHUNK` rows (neither side holds the whole
     entry's bytes besides the rows), each chunk's equal strings stored once
@@ -156,7 +164,7 @@ def store_loaded(
 
     def parts() -> Iterator[bytes]:
         yield header
-        yield from _chunks(rows, strings_shared)
+        yield from _chunks(rows, strings_shared, defer_inputs)
         count = len(rows)
         for rows_file in then:
             with rows_file.open("rb") as handle:
@@ -175,7 +183,7 @@ def store_loaded(
 def write_rows(path: Path, rows: Sequence[Any], *, strings_shared: bool = False) -> None:
     """A rows file: ``rows`` in the loaded-data entries' chunks, without their header (how a
     worker process hands its rows over, see core.partload); read with :func:`read_rows`."""
-    parts = itertools.chain(_chunks(rows, strings_shared), [_end(len(rows))])
+    parts = itertools.chain(_chunks(rows, strings_shared, False), [_end(len(rows))])
     atomic_write_parts(path, parts, durable=False)  # a chunk at a time, not all their bytes
 
 
@@ -191,12 +199,52 @@ def read_rows(path: Path) -> list[Any] | None:
 _END_BYTES = 16  # a zero length, then the row count
 
 
-def _chunks(rows: Sequence[Any], strings_shared: bool) -> Iterator[bytes]:
+def _chunks(rows: Sequence[Any], strings_shared: bool, defer_inputs: bool) -> Iterator[bytes]:
+    """Each chunk: marshal of its list of rows, or with ``defer_inputs`` of a pair (the rows
+    as ``(id, lengths of the input's lists, gold, meta)``, marshal of their inputs)."""
     for start in range(0, len(rows), ROWS_PER_CHUNK):
         chunk = list(rows[start : start + ROWS_PER_CHUNK])
-        blob = marshal.dumps(chunk if strings_shared else shared_strings(chunk))
+        if not strings_shared:
+            chunk = shared_strings(chunk)
+        if defer_inputs:
+            heads = [(row[0], _list_lengths(row[1]), row[2], row[3]) for row in chunk]
+            blob = marshal.dumps((heads, marshal.dumps([row[1] for row in chunk])))
+        else:
+            blob = marshal.dumps(chunk)
         yield len(blob).to_bytes(8, "little")
         yield blob
+
+
+def _list_lengths(value: Mapping[str, Any]) -> dict[str, int]:
+    return {key: len(item) for key, item in value.items() if type(item) is list}
+
+
+class _EncodedInputs:
+    """The inputs of one chunk, decoded on first use (see :func:`store_loaded`)."""
+
+    __slots__ = ("_blob", "_values")
+
+    def __init__(self, blob: bytes) -> None:
+        self._blob = blob
+        self._values: list[Any] | None = None
+
+    def values(self) -> list[Any]:
+        if self._values is None:
+            with gc_paused():
+                self._values = marshal.loads(self._blob)
+            self._blob = b""
+        return self._values
+
+
+def _rows_of_chunk(value: Any) -> list[Any]:
+    if type(value) is not tuple:
+        return value  # type: ignore[no-any-return]
+    heads, blob = value
+    inputs = _EncodedInputs(blob)
+    return [
+        (sample_id, DeferredInput(inputs, index, lengths), gold, meta)
+        for index, (sample_id, lengths, gold, meta) in enumerate(heads)
+    ]
 
 
 def _end(count: int) -> bytes:
@@ -211,7 +259,7 @@ def _read_rows(handle: BinaryIO) -> list[Any] | None:
     try:
         with gc_paused():
             while size := int.from_bytes(handle.read(8), "little"):
-                rows += marshal.loads(handle.read(size))
+                rows += _rows_of_chunk(marshal.loads(handle.read(size)))
         complete = int.from_bytes(handle.read(8), "little") == len(rows) and not handle.read()
     except (ValueError, EOFError, TypeError):
         return None

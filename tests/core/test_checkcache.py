@@ -84,3 +84,38 @@ def test_rows_are_read_back_with_the_collector_paused(
     assert gc.isenabled()
     assert checkcache.loaded("t", [data]) == rows
     assert collector_on == [False, False, False] and gc.isenabled()
+
+
+def test_deferred_inputs_come_back_equal_and_are_decoded_once_per_chunk_when_read(
+    cache: Path, tmp_path: Path
+) -> None:
+    """``defer_inputs``: the samples equal those stored (ids, inputs, golds, metas, order); a
+    list's length is known without decoding; reading one input decodes its chunk only."""
+    import pickle
+
+    from benchreg.core.types import DeferredInput, Sample, samples_of_rows
+
+    data = tmp_path / "data.json"
+    data.write_text("[1]", encoding="utf-8")
+    rows = [
+        (f"r{i}", {"candidates": ["C"] * (i % 4 + 1), "note": "x", "n": [i] * i}, i % 2, {"i": i})
+        for i in range(8)
+    ]
+    checkcache.store_loaded("t", [data], rows, defer_inputs=True)
+    back = checkcache.loaded("t", [data])
+    assert back is not None and [type(row[1]) for row in back] == [DeferredInput] * 8
+    samples = samples_of_rows(back)
+    assert [s.length_of("candidates") for s in samples] == [i % 4 + 1 for i in range(8)]
+    assert [s.length_of("n") for s in samples] == list(range(8))
+    chunks = [row[1]._chunk for row in back]  # ROWS_PER_CHUNK = 3: chunks of 3, 3, 2
+    assert len({id(chunk) for chunk in chunks}) == 3
+    assert all(chunk._values is None for chunk in chunks)  # nothing decoded yet
+    assert samples[4].input == rows[4][1]
+    assert [chunk._values is not None for chunk in chunks] == [False] * 3 + [True] * 3 + [False] * 2
+    assert samples == [Sample(*row) for row in rows]
+    assert repr(samples[7]) == repr(Sample(*rows[7]))
+    assert pickle.loads(pickle.dumps(samples[1])) == Sample(*rows[1])
+    fresh = samples_of_rows(checkcache.loaded("t", [data]) or [])[0]
+    assert fresh.length_of("note") == 1  # not a list: read from the input itself
+    with pytest.raises(KeyError):
+        fresh.length_of("absent")

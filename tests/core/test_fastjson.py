@@ -1,5 +1,5 @@
-"""The reader's orjson fast path gives what its own `json` path gives: values, line numbers and
-errors (edge cases; each reader function is run with the fast path and without it)."""
+"""The reader's fast paths (jiter, orjson) give what its own `json` path gives: values, line
+numbers and errors (edge cases; each reader function is run with the fast path and without it)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from benchreg.core.reader import read_json_strict, read_records, strict_object
 
 DOCUMENTS = [
     '{"a": 1, "b": [1, 2.5, -0, -0.0, 1e5, 1E-7, true, false, null]}',
-    "[" * 300 + "]" * 300,  # nesting orjson reads but does not write back
+    "[" * 300 + "]" * 300,  # nesting orjson reads but does not write back, jiter refuses
     '{"a": ' + "[" * 300 + "]" * 300 + ', "a": 1}',
     '{"a": 1, "a": 2}',  # duplicate key
     '{"a": {"b": 1, "b": 1}}',  # nested duplicate
@@ -111,6 +111,39 @@ def test_loads_equals_the_json_path(text: str) -> None:
         return json.loads(text, object_pairs_hook=strict_object)
 
     assert _outcome(reader.loads, text) == _outcome(strict, text)
+
+
+def _random_number(rng: random.Random) -> str:
+    digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 40)))
+    kind = rng.random()
+    if kind < 0.25:
+        return repr(rng.uniform(-1e6, 1e6))
+    if kind < 0.5:
+        return repr(rng.random() * 10 ** rng.randint(-325, 308))  # subnormals to the largest
+    if kind < 0.8:  # more digits than a double holds, with or without an exponent
+        exponent = f"e{rng.randint(-340, 320)}" if rng.random() < 0.5 else ""
+        return f"{rng.choice(['', '-'])}{int(digits[:4])}.{digits}{exponent}"
+    return rng.choice(["", "-"]) + (digits.lstrip("0") or "0")  # ints of up to 40 digits
+
+
+def test_documents_of_random_numbers_decode_as_json_does() -> None:
+    """The fast decoder's numbers are `json`'s: ints of any length stay ints, floats round
+    alike (values and types compared, 1 and 1.0 apart)."""
+    rng = random.Random(23)
+    for _ in range(200):
+        numbers = [_random_number(rng) for _ in range(100)]
+        text = "[" + ", ".join(numbers) + "]"
+        fast, value = fastjson.decode_bytes(text.encode())
+        expected = json.loads(text)
+        assert fast, text
+        assert [(type(v), repr(v)) for v in value] == [(type(v), repr(v)) for v in expected]
+
+
+def test_plain_documents_take_the_fast_path() -> None:
+    for text in ['{"a": 1, "b": [1, 2.5, -0.0, 1e400]}', '{"n": 18446744073709551616}', "[]"]:
+        assert fastjson.decode_bytes(text.encode())[0], text
+    for text in ['{"a": 1, "a": 2}', '"\\ud800"', "\ufeff[]", "[1,]"]:
+        assert fastjson.decode_bytes(text.encode("utf-8", "surrogatepass")) == (False, None)
 
 
 @pytest.mark.parametrize("text", ALL_DOCUMENTS)

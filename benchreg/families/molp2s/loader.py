@@ -71,12 +71,15 @@ def _load_molp2s(ctx: LoadContext) -> Dataset:
     # Only the rows hold the decoded values now: marshal looks up every object held more than
     # once in its table of back-references, so dumping them is about twice as fast.
     del task_lines, tasks, label_lines, labels
-    # Decoded by orjson, whose key cache makes equal keys one object. Sharing the equal values
-    # too (checkcache.shared_strings) would make the entry about 20% smaller and its read-back
-    # about 25% faster, but costs the first run a walk over every value (measured at 100,000
-    # records: 0.8 s of CPU to save 0.08 s per repeated run; making only the equal properties
-    # one object, by their orjson dump, cost 0.6 s to save 0.15 s).
-    checkcache.store_loaded(LOADED, files, rows, cache_params, strings_shared=True)
+    # Decoded by the core reader's fast path, whose key cache makes equal keys one object.
+    # Sharing the equal values too (checkcache.shared_strings) would make the entry about 20%
+    # smaller and its read-back about 25% faster, but costs the first run a walk over every
+    # value (measured at 100,000 records: 0.8 s of CPU to save 0.08 s per repeated run; making
+    # only the equal properties one object, by their orjson dump, cost 0.6 s to save 0.15 s).
+    # The inputs stay encoded in a repeated run until something reads them (defer_inputs).
+    checkcache.store_loaded(
+        LOADED, files, rows, cache_params, strings_shared=True, defer_inputs=True
+    )
     return Dataset(
         samples=samples_of_rows(rows),
         files=files,

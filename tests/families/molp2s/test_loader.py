@@ -189,7 +189,7 @@ def test_large_files_reuse_the_loaded_samples(
     """Above the size threshold a repeated load of unchanged files reads the samples back from
     the loaded-data cache (same samples, no decoding, checks reported as cached); a changed file
     or view is loaded again."""
-    from benchreg.core import checkcache
+    from benchreg.core import checkcache, types
     from benchreg.families.molp2s import loader as molp2s_loader
 
     monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
@@ -200,6 +200,15 @@ def test_large_files_reuse_the_loaded_samples(
     monkeypatch.setattr(molp2s_loader, "index_lines", None)  # a second decode would fail
     again = load(root)
     assert again.info["smiles_checks"] == "cached"
+    # the inputs stay encoded until read; an index answer's range needs only the lengths
+    held = [types._HELD_INPUT.__get__(s, types.Sample) for s in again.samples]
+    assert {type(h) for h in held} == {types.DeferredInput}
+    lengths = [s.length_of("candidate_completed_smiles") for s in again.samples]
+    assert all(
+        type(types._HELD_INPUT.__get__(s, types.Sample)) is types.DeferredInput
+        for s in again.samples
+    )
+    assert lengths == [len(s.input["candidate_completed_smiles"]) for s in first.samples]
     assert again.samples == first.samples and again.files == first.files
     monkeypatch.undo()
     monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))

@@ -187,3 +187,42 @@ def test_the_reader_gives_what_the_json_path_gives(
     assert fast.by_id == slow.by_id and fast.notes == slow.notes
     assert fast.unknown_ids == slow.unknown_ids
     assert "r0" in fast.by_id and fast.by_id["r0"].answer == 1
+
+
+@pytest.mark.parametrize("system", ["predictions", "baseline"])
+def test_a_run_on_samples_read_back_from_the_cache_equals_a_run_on_loaded_ones(
+    release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, system: str
+) -> None:
+    """Samples read back from the loaded-data cache keep their inputs encoded (a predictions
+    run checks the index ranges by the kept lengths, out of range included); a baseline, which
+    reads every input, scores the same as on freshly loaded samples."""
+    from benchreg.core import checkcache
+
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    root = release()
+    path = tmp_path / "pred.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"record_id": f"r{i}", "selected_candidate_index": i}) + "\n"
+            for i in range(6)
+        ),
+        encoding="utf-8",
+    )
+    cfg = {"name": system, "path": str(path)} if system == "predictions" else {"name": system}
+
+    def run() -> RunResult:
+        return run_task(load_task("molp2s/gap"), system_cfg=cfg, roots={"molp2s": str(root)})
+
+    first = run()
+    assert any((tmp_path / "cache" / "loaded").iterdir())
+    again = run()
+    assert again.dataset.info["smiles_checks"] == "cached"
+    assert again.samples == first.samples
+    assert again.predictions == first.predictions
+    assert {k: list(v) for k, v in again.per_sample.items()} == {
+        k: list(v) for k, v in first.per_sample.items()
+    }
+    assert again.metrics["accuracy"] == first.metrics["accuracy"]
+    if system == "predictions":
+        assert again.statuses == first.statuses and again.statuses["out_of_range"] > 0
