@@ -1,17 +1,35 @@
-"""The core reader's strict JSON (duplicate keys are an error) at a compiled decoder's speed.
+"""The core reader's strict JSON (duplicate keys are an error) at compiled decoders' speed.
 
-`benchreg.core.reader` tries this first. jiter (pydantic's JSON parser) decodes the bytes with
-``catch_duplicate_keys``, so a key repeated in any object is its error. Its values are `json`'s
-(integers of any length as ints, floats rounded alike: tests/core/test_fastjson.py compares
-them on edge cases and random numbers), and where they would not be it fails instead (a lone
-surrogate, nesting beyond 200 levels, more digits than Python converts). Any failure sends the
-text to the reader's own path, so values, errors and their locations stay exactly its own.
+`benchreg.core.reader` tries this first. Any failure here sends the text to the reader's own
+path (`json` with a duplicate-key check), so values, errors and their locations stay exactly its
+own.
 
-JSON Lines are cut at ``\\n`` (``\\r\\n`` included). The core reader reads text with universal
-newlines and `str.splitlines`, which also cuts at a lone ``\\r``, ``\\v``, ``\\f``,
-``\\x1c-\\x1e``, U+0085, U+2028 and U+2029; a file holding any of those is left to it, so line
-numbers never differ. Only object keys go through jiter's string cache: the values of lines
-(ids, texts) rarely repeat.
+A whole document is decoded by jiter (pydantic's JSON parser) with ``catch_duplicate_keys``, so
+a key repeated in any object is its error. Its values are `json`'s (integers of any length as
+ints, floats rounded alike: tests/core/test_fastjson.py compares them on edge cases and random
+numbers), and where they would not be it fails instead (a lone surrogate, nesting beyond 200
+levels, more digits than Python converts). Only object keys go through its string cache.
+
+JSON Lines are decoded a chunk of lines at a time by orjson, whose call costs less on a line,
+and its values are taken where byte counts over the raw text and ``orjson.dumps`` of the values
+(compact; it escapes only quotes, backslashes and control characters) prove them `json`'s;
+the lines of a chunk they do not prove go to jiter:
+
+- repeated keys (orjson keeps one of them silently): every member of an object has one `:`
+  outside strings, so the raw text holds ``members + colons inside all its strings``, the dump
+  ``kept keys + colons inside the kept strings``. While no kept string spells a colon as
+  ``\\u003a``, a string holds as many colons raw as decoded, so the counts are equal exactly
+  when no member was dropped. Escaped colons are ruled out by a search, or for free when the
+  raw text holds as many backslashes as the dump: each character costs at least as many raw
+  backslashes as dumped ones, equal only for the escapes the dump writes too. A line of one
+  object without nested ones whose colons are as many as its keys needs no dump at all;
+- values: orjson turns an integer beyond 64 bits into a float (`json` keeps the int), so a
+  chunk with a run of 19 or more digits anywhere goes to jiter; what else `json` accepts and
+  orjson does not (NaN, Infinity, a lone surrogate) is an orjson error, and goes to jiter too;
+- line breaks: lines are cut at ``\\n`` (``\\r\\n`` included). The core reader reads text with
+  universal newlines and `str.splitlines`, which also cuts at a lone ``\\r``, ``\\v``, ``\\f``,
+  ``\\x1c-\\x1e``, U+0085, U+2028 and U+2029; a file holding any of those is left to it, so
+  line numbers never differ.
 """
 
 from __future__ import annotations
@@ -22,8 +40,10 @@ from pathlib import Path
 from typing import Any
 
 import jiter
+import orjson
 
 _BOM = b"\xef\xbb\xbf"
+_LONG_NUMBER = b"0" * 19  # a run of 19 digits (once digits are zeros): maybe beyond 64 bits
 _LINE_SEPARATORS = re.compile(b"\xe2\x80[\xa8\xa9]")  # U+2028, U+2029 (a literal prefix: fast)
 CHUNK_BYTES = 1 << 22  # JSON Lines are decoded this many bytes at a time
 _decode = jiter.from_json
@@ -119,22 +139,25 @@ def lines_before(handle: Any, start: int) -> int:
     return count
 
 
-_OTHER_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")  # str.splitlines cuts there too
-
-
 def _chunk_lines(data: bytes, number: int) -> list[tuple[int, Any]]:
-    """The lines of a chunk of whole lines, the first being line ``number + 1``."""
+    """The lines of a chunk of whole lines, the first being line ``number + 1``: decoded by
+    orjson where the counts prove its values (see the module), else by jiter."""
+    marked = data.translate(_MARKED)
     if (
-        any(byte in data for byte in _OTHER_BREAKS)
+        b"\x0b" in marked
         or (b"\r" in data and data.count(b"\r") != data.count(b"\r\n"))
         or (b"\xc2" in data and b"\xc2\x85" in data)
         or _LINE_SEPARATORS.search(data) is not None
     ):
         raise _Fallback  # other line breaks to str.splitlines
-    decode = _decode
+    if _LONG_NUMBER not in marked:  # no integer orjson may turn into a float
+        lines = _proven_lines(data, number)
+        if lines is not None:
+            return lines
+    strict = _decode
     try:
         return [
-            (index, decode(line, catch_duplicate_keys=True, cache_mode="keys"))
+            (index, strict(line, catch_duplicate_keys=True, cache_mode="keys"))
             for index, line in enumerate(data.split(b"\n"), start=number + 1)
             if line.strip()
         ]
@@ -142,7 +165,45 @@ def _chunk_lines(data: bytes, number: int) -> list[tuple[int, Any]]:
         raise _Fallback from None
 
 
-# used by the retrieval family's JSON Lines stream (orjson, its own checks): digits -> "0" (a
-# run of 19 is an integer orjson may not hold); \v \f \x1c-\x1e -> \v (line breaks)
+def _proven_lines(data: bytes, number: int) -> list[tuple[int, Any]] | None:
+    """orjson's values of the chunk's lines when the counts prove them, else None."""
+    decode = orjson.loads
+    out: list[tuple[int, Any]] = []
+    unproven: list[bytes] = []  # lines the shortcut below does not clear
+    unproven_values: list[Any] = []
+    try:
+        for index, line in enumerate(data.split(b"\n"), start=number + 1):
+            if not line.strip():
+                continue
+            value = decode(line)
+            out.append((index, value))
+            colons = line.count(b":")
+            # as many colons as keys: no key repeated, no nested object (see the module)
+            if not (colons == 0 or (type(value) is dict and colons == len(value))):
+                unproven.append(line)
+                unproven_values.append(value)
+    except orjson.JSONDecodeError:  # NaN, Infinity: jiter reads them as json does
+        return None
+    # no key repeated, no escaped colon, in any other line: one check over all of them
+    if unproven and not _same_counts(b"\n".join(unproven), unproven_values):
+        return None
+    return out
+
+
+def _same_counts(data: bytes, values: list[Any]) -> bool:
+    """The colon and backslash counts of the module's rule for texts ``data`` (lines joined)
+    and their values: the dump of the values' list adds brackets and commas, no colon or
+    backslash, and each text's raw counts are at least its dump's (while no colon is escaped),
+    so the totals are equal exactly when every text's are."""
+    try:
+        dumped = orjson.dumps(values)
+    except orjson.JSONEncodeError:  # nesting that orjson reads but does not write (255+ levels)
+        return False
+    if data.count(b"\\") != dumped.count(b"\\") and (b"\\u003a" in data or b"\\u003A" in data):
+        return False
+    return data.count(b":") == dumped.count(b":")
+
+
+# digits -> "0" (a run of 19 is an integer orjson may not hold); \v \f \x1c-\x1e -> \v (line
+# breaks to str.splitlines); also used by the retrieval family's JSON Lines stream
 _MARKED = bytes.maketrans(b"123456789\x0c\x1c\x1d\x1e", b"000000000\x0b\x0b\x0b\x0b")
-_LONG_NUMBER = b"0" * 19

@@ -199,6 +199,25 @@ def test_json_lines_take_the_fast_path_on_plain_lines(tmp_path: Path) -> None:
     assert fastjson.json_lines(path) == [(1, {"a": "x:y"}), (3, {"b": [1, 2]})]
 
 
+def test_lines_orjson_cannot_prove_are_decoded_by_jiter(tmp_path: Path) -> None:
+    """A chunk with a long integer or a NaN is still read on the fast path
+    (jiter, values as `json` gives them); a repeated key anywhere still leaves the file to the
+    core reader, which names its line."""
+    path = tmp_path / "rows.jsonl"
+    text = '{"n": 123456789012345678901}\n{"x": NaN, "y": {"z": 1}}\n'
+    path.write_text(text, encoding="utf-8")
+    fast = fastjson.json_lines(path)
+    assert fast is not None
+    assert repr(fast) == repr(
+        [(n + 1, json.loads(line)) for n, line in enumerate(text.split("\n")[:2])]
+    )
+    assert type(fast[0][1]["n"]) is int
+    path.write_text(text + '{"a": {"b": 1, "b": 2}}\n', encoding="utf-8")
+    assert fastjson.json_lines(path) is None
+    with pytest.raises(BenchregError, match=r"rows\.jsonl:3: duplicate key 'b'"):
+        read_records(path)
+
+
 def test_an_escaped_colon_cannot_hide_a_repeated_key_of_another_line(tmp_path: Path) -> None:
     """The duplicate-key proof runs once per chunk of lines: a line whose escaped colon adds one
     to the dump's count must not make up for another line's dropped member."""

@@ -198,14 +198,12 @@ def _parse_chunk(data: bytes, atoms: _AtomIndex) -> _Parsed | None:
     if not data.endswith(b"\n") or not data.isascii() or b"\x00" in data.translate(_CONTROL):
         return None
     buf = np.frombuffer(data, dtype=np.uint8)
-    space = (buf == 32) | (buf == 9) | (buf == 10)
-    before = np.empty_like(space)
-    before[0], before[1:] = True, space[:-1]
-    after = np.empty_like(space)
-    after[-1], after[:-1] = True, space[1:]
-    solid = ~space
-    starts = np.flatnonzero(solid & before)
-    ends = np.flatnonzero(solid & after) + 1
+    edge = np.empty(len(buf) + 1, dtype=np.int8)
+    edge[0] = 1  # a space before the first byte
+    edge[1:] = (buf == 32) | (buf == 9) | (buf == 10)
+    step = np.diff(edge)  # at i: -1 where a field starts, 1 where one ended (a space starts)
+    starts = np.flatnonzero(step == -1)
+    ends = np.flatnonzero(step == 1)  # the data ends in a newline: every field ends before
     breaks = np.flatnonzero(buf == 10)
     n_lines = len(breaks)
     if len(starts) != FIELDS * n_lines:
@@ -284,14 +282,17 @@ def _field(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
 _PRIME = np.uint64(1099511628211)
 
 
-def _hash(rows: np.ndarray) -> np.ndarray:
-    """A 64-bit polynomial hash of each row of an (n, width) uint8 array, width a multiple of
-    8 (its 8-byte words as the digits)."""
-    return _hash_words(np.ascontiguousarray(rows).view(np.uint64))
+def _rows_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row i of ``a`` equals row i of ``b`` (equal-shaped 2-d arrays), a column at a time."""
+    equal = a[:, 0] == b[:, 0]
+    for j in range(1, a.shape[1]):
+        equal &= a[:, j] == b[:, j]
+    return equal
 
 
 def _hash_words(words: np.ndarray) -> np.ndarray:
-    """:func:`_hash` of rows already viewed as their (n, width / 8) 8-byte words."""
+    """A 64-bit polynomial hash of each row of an (n, width / 8) array of 8-byte words (the
+    words as its digits)."""
     h = np.zeros(len(words), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for j in range(words.shape[1]):
@@ -300,9 +301,10 @@ def _hash_words(words: np.ndarray) -> np.ndarray:
 
 
 class _AtomIndex:
-    """docno bytes -> atom index for whole arrays of docnos: hashes of the ASCII atom ids,
-    sorted, searched; every match is then checked byte for byte (a hash shared by two atom ids
-    or a collision with a docno: that docno is looked up by its text)."""
+    """docno bytes -> atom index for whole arrays of docnos: an open-addressing hash table of
+    the ASCII atom ids (64-bit hashes of their 8-byte words, linear probing, at most half
+    full), probed for all docnos at once; a slot's atom is taken only when its id equals the
+    docno byte for byte, so a hash shared by two ids or with a docno costs one more probe."""
 
     def __init__(self, atom_ids: list[str]) -> None:
         self.by_str = {a: i for i, a in enumerate(atom_ids)}
@@ -310,35 +312,74 @@ class _AtomIndex:
         longest = max((len(atom_ids[i]) for i in plain), default=1)
         self.width = -(-longest // 8) * 8  # zero-padded to whole 8-byte words
         texts = np.array([atom_ids[i].encode() for i in plain], dtype=f"S{self.width}")
-        names = texts.view(np.uint8).reshape(len(plain), self.width)
-        hashes = _hash(names)
-        order = np.argsort(hashes, kind="stable")
-        self.hashes, self.names = hashes[order], names[order]
-        self.words = np.ascontiguousarray(self.names).view(np.uint64)
-        self.index = np.asarray(plain, dtype=np.int64)[order]
+        self.words = np.ascontiguousarray(texts.view(np.uint8).reshape(len(plain), self.width))
+        self.words = self.words.view(np.uint64)
+        self.hashes = _hash_words(self.words)
+        self.index = np.asarray(plain, dtype=np.int64)
+        bits = max(4, (2 * len(plain)).bit_length())
+        self.mask, self.shift = np.uint64((1 << bits) - 1), np.uint64(64 - bits)
+        self.table = np.full(1 << bits, -1, dtype=np.int64)  # slot -> position in plain
+        home = self._home(self.hashes)
+        todo, probe = np.arange(len(plain)), np.uint64(0)
+        with np.errstate(over="ignore"):
+            while len(todo):
+                slot = (home[todo] + probe) & self.mask
+                free = np.flatnonzero(self.table[slot] < 0)
+                taken, first = np.unique(slot[free], return_index=True)
+                self.table[taken] = todo[free[first]]  # one id per free slot this round
+                placed = np.zeros(len(todo), dtype=bool)
+                placed[free[first]] = True
+                todo = todo[~placed]  # the others probe the next slot
+                probe += np.uint64(1)
 
     def find(self, docnos: np.ndarray) -> np.ndarray:
         n, width = docnos.shape
-        out = np.full(n, -1, dtype=np.int64)
         if not len(self.hashes) or not n:
-            return out
+            return np.full(n, -1, dtype=np.int64)
         if width > self.width:
             fits = ~docnos[:, self.width :].any(axis=1)  # longer than every atom id: missing
             docnos = docnos[:, : self.width]
         else:
-            fits = np.ones(n, dtype=bool)
+            fits = None
             docnos = np.pad(docnos, ((0, 0), (0, self.width - width)))
-        docnos = np.ascontiguousarray(docnos)
-        words = docnos.view(np.uint64)  # byte for byte compared 8 bytes at a time
+        words = np.ascontiguousarray(docnos).view(np.uint64)  # compared 8 bytes at a time
         hashes = _hash_words(words)
-        at = np.minimum(np.searchsorted(self.hashes, hashes), len(self.hashes) - 1)
-        same = fits & (self.hashes[at] == hashes)
-        same[same] = np.all(self.words[at[same]] == words[same], axis=1)
-        out[same] = self.index[at[same]]
-        doubt = np.flatnonzero(fits & ~same & (self.hashes[at] == hashes))
-        for i in doubt.tolist():  # a shared hash: by the text
-            out[i] = self.by_str.get(bytes(docnos[i]).rstrip(b"\x00").decode(), -1)
+        home = self._home(hashes)
+        # the first probe, for every docno at once (most find their id there)
+        held = self.table[home]
+        filled = held >= 0  # an empty slot: the docno is no atom id
+        at = np.where(filled, held, 0)
+        found = filled & (self.hashes[at] == hashes) & _rows_equal(self.words[at], words)
+        if fits is not None:
+            found &= fits
+        out = np.where(found, self.index[at], -1)
+        todo = np.flatnonzero(filled & ~found if fits is None else filled & ~found & fits)
+        hashes, home, probe = hashes[todo], home[todo], np.uint64(1)
+        with np.errstate(over="ignore"):
+            while len(todo):  # a slot held by another id: the next ones
+                held = self.table[(home + probe) & self.mask]
+                filled_at = np.flatnonzero(held >= 0)
+                todo, hashes, home, held = (
+                    todo[filled_at],
+                    hashes[filled_at],
+                    home[filled_at],
+                    held[filled_at],
+                )
+                same = (self.hashes[held] == hashes) & _rows_equal(self.words[held], words[todo])
+                out[todo[same]] = self.index[held[same]]
+                todo, hashes, home = todo[~same], hashes[~same], home[~same]
+                probe += np.uint64(1)
         return out
+
+    def _home(self, hashes: np.ndarray) -> np.ndarray:
+        """Each hash's first slot: its bits mixed (splitmix64's finalizer), the top ones taken
+        (the polynomial hash's low bits hardly vary over ids of one pattern)."""
+        with np.errstate(over="ignore"):
+            x = hashes ^ (hashes >> np.uint64(30))
+            x = x * np.uint64(0xBF58476D1CE4E5B9)
+            x = x ^ (x >> np.uint64(27))
+            x = x * np.uint64(0x94D049BB133111EB)
+            return (x ^ (x >> np.uint64(31))) >> self.shift
 
 
 def _slow_chunk(
