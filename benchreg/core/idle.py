@@ -31,6 +31,11 @@ def offered(work: Callable[[], object] | None) -> Iterator[None]:
             _offered.remove(work)
 
 
+def has_offered() -> bool:
+    """Whether some work is offered now (a step may start copies only when it is)."""
+    return bool(_offered)
+
+
 def run_offered() -> None:
     """Run the offered work, oldest first; an error in it is the needing step's to report."""
     while _offered:

@@ -21,13 +21,14 @@ warning: "demonstration data, not a benchmark".
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from loguru import logger
 
-from benchreg.core import checkcache, registry
+from benchreg.core import checkcache, idle, partload, registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.io import confined, sha256_file
 from benchreg.core.params import loader_params
@@ -105,7 +106,8 @@ def set_files(data_root: Path, names: list[str] | None) -> list[Path]:
         missing = [f for f in files if not f.is_file()]
         if missing:
             raise BenchregError(
-                "set file not found", where=missing[0],
+                "set file not found",
+                where=missing[0],
                 fix=f"loader param `sets` names stems of sets/*.jsonl; found: "
                 f"{sorted(p.stem for p in folder.glob('*.jsonl'))}",
             )
@@ -133,19 +135,9 @@ def load_retrieval(ctx: LoadContext) -> Dataset:
     key = _cache_params(modality, split, names)
     checked = _cached(files, manifest, key)
     if checked is None:
-        records = [r for path in files for r in read_records(path) if _selected(r, modality, split)]
-        if names is None:
-            _refuse_mixed(records, modality)
-        valid, void = check_entries(records, manifest)
-        checked = _Checked(
-            [sample_row(located) for located in valid],
-            void,
-            unanswerable_shares(located.entry for located in valid),
-            sum(1 for located in valid if located.demonstration),
-        )
-        checkcache.store_loaded(
-            LOADED, [manifest.path, *files], checked.rows(), key, strings_shared=True
-        )
+        checked = _checked_by_a_copy(files, manifest, key, modality, split, names)
+    if checked is None:
+        checked = _check_here(files, manifest, key, modality, split, names)
     samples, void, demo = [Sample(*row) for row in checked.samples], checked.void, checked.demo
     if void and ctx.params.get("void_entries", "drop") == "error":
         raise BenchregError(
@@ -202,6 +194,70 @@ class _Checked:
         return [head, *self.samples]
 
 
+def _check_here(
+    files: list[Path],
+    manifest: Manifest,
+    key: dict[str, Any],
+    modality: str,
+    split: str,
+    names: Any,
+) -> _Checked:
+    """The set files' entries read and checked in this process, then kept in the cache."""
+    records = [r for path in files for r in read_records(path) if _selected(r, modality, split)]
+    if names is None:
+        _refuse_mixed(records, modality)
+    valid, void = check_entries(records, manifest)
+    checked = _Checked(
+        [sample_row(located) for located in valid],
+        void,
+        unanswerable_shares(located.entry for located in valid),
+        sum(1 for located in valid if located.demonstration),
+    )
+    checkcache.store_loaded(
+        LOADED, [manifest.path, *files], checked.rows(), key, strings_shared=True
+    )
+    return checked
+
+
+COPY_MIN_BYTES = 8 << 20  # set files from this size on are checked by a copy (see below)
+
+
+def _checked_by_a_copy(
+    files: list[Path],
+    manifest: Manifest,
+    key: dict[str, Any],
+    modality: str,
+    split: str,
+    names: Any,
+) -> _Checked | None:
+    """The entries read and checked by a forked copy of this process, which keeps them in the
+    loaded-data cache, while this one does the work the run offers meanwhile (core.idle: the
+    predictions file read ahead); then read back from the cache. Only when there is such work,
+    the cache is on and the set files are large; None otherwise, or when the copy failed (this
+    process then reads them itself, and reports any problem)."""
+    try:
+        size = sum(path.stat().st_size for path in files)
+    except OSError:
+        return None
+    if size < COPY_MIN_BYTES or not idle.has_offered() or not checkcache.enabled():
+        return None
+    if not partload.forking():
+        return None
+
+    def work() -> tuple[int, Any]:
+        return 0, _check_here(files, manifest, key, modality, split, names)
+
+    with tempfile.TemporaryDirectory(prefix="benchreg-retrieval-") as tmp:
+        log = Path(tmp) / "copy.log"
+        copy = partload.fork_copy(work, log)
+        idle.run_offered()
+        if code := copy.wait():
+            last = log.read_text("utf-8", "replace").strip().splitlines()[-1:]
+            logger.debug(f"set files: the checking copy exited with {code} ({' '.join(last)})")
+            return None
+    return _cached(files, manifest, key, by_a_copy=True)
+
+
 def _cache_params(modality: str, split: str, names: Any) -> dict[str, Any]:
     """What besides the files' contents the checks depend on: the selection and the annotation
     registry (annotations.py; a plugin may register more)."""
@@ -215,23 +271,30 @@ def _cache_params(modality: str, split: str, names: Any) -> dict[str, Any]:
     }
 
 
-def _cached(files: list[Path], manifest: Manifest, key: dict[str, Any]) -> _Checked | None:
+def _cached(
+    files: list[Path], manifest: Manifest, key: dict[str, Any], *, by_a_copy: bool = False
+) -> _Checked | None:
     """The checked entries kept by an earlier run on these exact files (same sha256, same
-    benchreg version, same selection and annotation registry), or None."""
+    benchreg version, same selection and annotation registry), or by this run's checking copy
+    (``by_a_copy``), or None."""
     rows = checkcache.loaded(LOADED, [manifest.path, *files], key)
     if not rows or type(rows[0]) is not dict:
         return None
     head = rows[0]
-    logger.info(
-        f"{len(rows) - 1} {key['modality']} entries (and their checks) reused from an earlier "
-        f"run on these exact set files (cache {checkcache.cache_dir()})"
-    )
+    if by_a_copy:
+        how = "read and checked (by a forked copy of this run)"
+    else:
+        how = "reused from an earlier run's checks (same sha256)"
+        logger.info(
+            f"{len(rows) - 1} {key['modality']} entries (and their checks) reused from an "
+            f"earlier run on these exact set files (cache {checkcache.cache_dir()})"
+        )
     return _Checked(
         [tuple(row) for row in rows[1:]],
         [Finding(*f) for f in head["void"]],
         {m: (int(v[0]), int(v[1])) for m, v in head["unanswerable"].items()},
         int(head["demo"]),
-        "reused from an earlier run's checks (same sha256)",
+        how,
     )
 
 

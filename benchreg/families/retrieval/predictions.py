@@ -155,7 +155,58 @@ def _read_trec(
             where=atoms_path,
             fix="write <run>.atoms.jsonl beside the run, or set the reader param `atoms`",
         )
-    results = trec.read_atoms(atoms_path, RESULT_KEYS)
-    lines = trec.read_lines(run, list(results), collector)
+    read = _PREFETCHED.pop(_identity(run, atoms_path), None)
+    _PREFETCHED.clear()  # a read ahead of files changed since
+    if read is None:
+        results = trec.read_atoms(atoms_path, RESULT_KEYS)
+        lines = trec.read_lines(run, list(results), collector)
+    else:  # read ahead while the data loaded (prefetch): its malformed lines said here
+        results, lines, malformed = read
+        for where in malformed:
+            collector.add_malformed(where)
     for qid, first_line, prediction in trec.predictions(lines, results, modality):
         collector.add(qid, prediction, where=first_line)
+
+
+class _Malformed:
+    """What :func:`trec.read_lines` tells a collector, kept for the real one."""
+
+    def __init__(self) -> None:
+        self.where: list[str] = []
+
+    def add_malformed(self, where: str) -> None:
+        self.where.append(where)
+
+
+_PREFETCHED: dict[tuple[Any, ...], tuple[Any, trec.TrecLines, list[str]]] = {}
+
+
+def _identity(run: Path, atoms_path: Path) -> tuple[Any, ...] | None:
+    try:
+        return tuple(
+            (str(p), s.st_size, s.st_mtime_ns, s.st_ino)
+            for p, s in ((run, run.stat()), (atoms_path, atoms_path.stat()))
+        )
+    except OSError:
+        return None
+
+
+def prefetch(path: Path) -> None:
+    """A TREC run and its atoms file (beside it) read ahead, while the data loads (core.idle):
+    the atoms and the run's lines, which need no sample; :func:`_read_trec` takes them if
+    neither file changed since (size, mtime, inode), else reads again. A problem is left to
+    that read, which reports it."""
+    atoms_path = path.with_name(path.name + ".atoms.jsonl")
+    key = _identity(path, atoms_path)
+    if path.suffix == ".jsonl" or key is None:
+        return
+    with gc_paused():
+        results = trec.read_atoms(atoms_path, RESULT_KEYS)
+        malformed = _Malformed()
+        lines = trec.read_lines(path, list(results), malformed)  # type: ignore[arg-type]
+    if _identity(path, atoms_path) == key:
+        _PREFETCHED.clear()  # one run read ahead at a time
+        _PREFETCHED[key] = (results, lines, malformed.where)
+
+
+read_run.prefetch = prefetch  # type: ignore[attr-defined]  # fills its cache: core.idle
