@@ -180,10 +180,13 @@ def store_loaded(
         atomic_write_parts(path, parts(), durable=False)
 
 
-def write_rows(path: Path, rows: Sequence[Any], *, strings_shared: bool = False) -> None:
+def write_rows(
+    path: Path, rows: Sequence[Any], *, strings_shared: bool = False, defer_inputs: bool = False
+) -> None:
     """A rows file: ``rows`` in the loaded-data entries' chunks, without their header (how a
-    worker process hands its rows over, see core.partload); read with :func:`read_rows`."""
-    parts = itertools.chain(_chunks(rows, strings_shared, False), [_end(len(rows))])
+    worker process hands its rows over, see core.partload); read with :func:`read_rows`.
+    ``strings_shared`` and ``defer_inputs``: as in :func:`store_loaded`."""
+    parts = itertools.chain(_chunks(rows, strings_shared, defer_inputs), [_end(len(rows))])
     atomic_write_parts(path, parts, durable=False)  # a chunk at a time, not all their bytes
 
 

@@ -1,4 +1,5 @@
-"""A large JSON list file loaded by several processes at once, each building the rows of one part.
+"""A large JSON list file loaded by several processes at once, each building the rows of one part
+(a JSON Lines file too: :func:`lines_loaded_in_parts`, the later parts in forked copies).
 
 Decoding and validating is CPU-bound Python, which threads cannot run in parallel; processes can.
 The loading process cuts the file at item boundaries (:func:`benchreg.core.reader.list_parts`),
@@ -22,6 +23,7 @@ may use (at most :data:`MAX_PROCESSES` processes in all) for a file of :data:`MI
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 import os
 import signal
@@ -38,9 +40,10 @@ from typing import Any
 
 from loguru import logger
 
-from benchreg.core import checkcache, digests
+from benchreg.core import checkcache, digests, idle
 from benchreg.core.children import die_with_parent
 from benchreg.core.errors import BenchregError
+from benchreg.core.fastjson import line_start_after
 from benchreg.core.reader import ListPart, PartUnreadable, iter_list_part, list_parts
 from benchreg.core.threads import usable_cpus
 
@@ -132,6 +135,88 @@ def _load(
                 process.kill()
                 process.wait()
     return PartsLoaded(rows, [own_file, *[f for _, f in jobs]] if rows_files else [], peaks)
+
+
+@dataclass(frozen=True)
+class LinesLoaded:
+    own: list[Any]  # the rows of the file's first part, built by this process
+    theirs: list[Any]  # the later parts' rows, read back from the copies' rows files, in order
+    rows_files: list[Path]  # the copies' rows files (for the loaded-data cache), in order
+
+
+@contextmanager
+def lines_loaded_in_parts(
+    path: Path,
+    rows_of: Callable[[int, int], list[Any] | None],
+    *,
+    strings_shared: bool = False,
+    defer_inputs: bool = False,
+) -> Iterator[LinesLoaded | None]:
+    """The rows of a large JSON Lines file, ``rows_of(start, end)`` of each part (byte ranges
+    cut at line starts), the first built by this process and every other by a forked copy of
+    it at the same time; None where copies are not worth it or not safe (see :func:`forking`),
+    or when any part's ``rows_of`` gave None or its copy failed: the caller then reads the file
+    in one process, which names any problem. While waiting, this process does the work offered
+    to it (core.idle). ``strings_shared``, ``defer_inputs``: the copies' rows files, see
+    :func:`benchreg.core.checkcache.store_loaded`; the rows files live until the block ends."""
+    workers = worker_count(path)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0
+    if workers < 1 or not size or not forking():
+        yield None
+        return
+    bounds = sorted(
+        {
+            0,
+            size,
+            *(line_start_after(path, size * k // (workers + 1)) for k in range(1, workers + 1)),
+        }
+    )
+    ranges = list(itertools.pairwise(bounds))
+    with tempfile.TemporaryDirectory(prefix="benchreg-lines-") as tmp:
+        copies: list[tuple[Path, ForkedWorker]] = []
+
+        def work(start: int, end: int, out: Path) -> Callable[[], tuple[int, Any]]:
+            def run() -> tuple[int, Any]:
+                rows = rows_of(start, end)
+                if rows is None:
+                    return 3, None
+                checkcache.write_rows(
+                    out, rows, strings_shared=strings_shared, defer_inputs=defer_inputs
+                )
+                return 0, rows
+
+            return run
+
+        try:
+            for k, (start, end) in enumerate(ranges[1:], start=1):
+                out = Path(tmp) / f"part{k}.rows"
+                copies.append((out, fork_copy(work(start, end, out), out.with_suffix(".log"))))
+            yield _lines_joined(rows_of(*ranges[0]), copies)
+        finally:
+            for _, copy in copies:
+                if copy.poll() is None:  # a part failed: stop the rest
+                    copy.kill()
+                    copy.wait()
+
+
+def _lines_joined(
+    own: list[Any] | None, copies: list[tuple[Path, ForkedWorker]]
+) -> LinesLoaded | None:
+    if own is None:
+        return None
+    idle.run_offered()
+    theirs: list[Any] = []
+    for out, copy in copies:
+        code = copy.wait()
+        rows = checkcache.read_rows(out) if code == 0 else None
+        if rows is None:
+            _log_failure(out, code)
+            return None
+        theirs += rows
+    return LinesLoaded(own, theirs, [out for out, _ in copies])
 
 
 def _wait(process: Worker) -> tuple[int, float]:

@@ -218,6 +218,31 @@ def test_lines_orjson_cannot_prove_are_decoded_by_jiter(tmp_path: Path) -> None:
         read_records(path)
 
 
+def test_chunks_of_nested_objects_go_to_jiter_with_repeated_keys_still_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk whose first line holds nested objects (a MolP2S task line) is decoded by jiter,
+    whose own check costs less there than orjson's values and their dump; the choice is made
+    per chunk and changes no value: a repeated key on any line, nested or flat, still leaves
+    the file to the core reader."""
+    path = tmp_path / "rows.jsonl"
+    nested = '{"id": "r1", "p": {"gap": {"value": 6.1}}, "c": ["CCO"]}\n{"id": "r2", "x": 1}\n'
+    path.write_text(nested, encoding="utf-8")
+    with monkeypatch.context() as patched:
+        patched.setattr(fastjson, "_proven_lines", None)  # must not be called
+        assert fastjson.json_lines(path) == [
+            (n + 1, json.loads(line)) for n, line in enumerate(nested.splitlines())
+        ]
+    for text in (
+        nested + '{"id": "r3", "x": 1, "x": 2}\n',  # nested first: jiter's check
+        '{"id": "r0"}\n' + '{"id": "r1", "p": {"v": 1, "v": 2}}\n',  # flat first: the dump's
+    ):
+        path.write_text(text, encoding="utf-8")
+        assert fastjson.json_lines(path) is None
+        with pytest.raises(BenchregError, match=r"duplicate key"):
+            read_records(path)
+
+
 def test_an_escaped_colon_cannot_hide_a_repeated_key_of_another_line(tmp_path: Path) -> None:
     """The duplicate-key proof runs once per chunk of lines: a line whose escaped colon adds one
     to the dump's count must not make up for another line's dropped member."""

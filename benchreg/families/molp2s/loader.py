@@ -10,7 +10,7 @@ from typing import Any, NamedTuple, TypeVar
 from loguru import logger
 from pydantic import BaseModel, ValidationError
 
-from benchreg.core import checkcache, registry
+from benchreg.core import checkcache, fastjson, partload, registry
 from benchreg.core.errors import BenchregError, at
 from benchreg.core.io import confined, sha256_file
 from benchreg.core.params import loader_params
@@ -54,6 +54,14 @@ def _load_molp2s(ctx: LoadContext) -> Dataset:
             info={"view": view, "smiles_checks": "cached" if check_smiles else "off"},
         )
 
+    parted = _loaded_in_parts(files, cache_params, view, directory.name, check_smiles)
+    if parted is not None:
+        rows, validation = parted
+        return Dataset(
+            samples=samples_of_rows(rows),
+            files=files,
+            info={"view": view, "smiles_checks": validation, "read_by": {"processes": 2}},
+        )
     task_lines = index_lines(tasks_path, "record_id", what="task line")
     tasks = {
         rid: _task(obj) or _task_from_model(obj, at(tasks_path, number))
@@ -88,6 +96,112 @@ def _load_molp2s(ctx: LoadContext) -> Dataset:
 
 
 LOADED = "molp2s.samples"  # the loaded-data cache's name of this loader's samples
+
+
+def _loaded_in_parts(
+    files: list[Path],
+    cache_params: dict[str, Any],
+    view: str,
+    directory: str,
+    check_smiles: bool,
+) -> tuple[list[Any], str] | None:
+    """The rows of a large task file read in parts by this process and forked copies at once
+    (core.partload), each part checked as the one-process read checks it, and stored in the
+    loaded-data cache; and what was done about the SMILES checks. None when one process reads
+    it (a small file, copies not safe), or when any part holds anything but plain lines that
+    pass: the one-process read then names the problem as it always does.
+
+    Each process decodes its part's task lines and the whole label file (4 MB at 100,000
+    records), checks its part's records (RDKit included) and builds their rows; what spans the
+    parts is checked here: record ids distinct across parts, and as many labels as records
+    (each part found a label for each of its records)."""
+    tasks_path, labels_path = files
+    if not labels_path.is_file() or partload.worker_count(tasks_path) < 1:
+        return None
+    smiles = check_smiles and not checkcache.validated(SMILES_CHECK, [tasks_path])
+    labels_seen: list[int] = []
+
+    def rows_of(start: int, end: int) -> list[Any] | None:
+        labels = _plain_labels(labels_path)
+        if labels is None:
+            return None
+        labels_seen.append(len(labels))
+        return _part_rows(tasks_path, start, end, labels, smiles, view, directory)
+
+    with partload.lines_loaded_in_parts(
+        tasks_path, rows_of, strings_shared=True, defer_inputs=True
+    ) as parts:
+        if parts is None:
+            return None
+        rows = parts.own + parts.theirs
+        ids = {row[0] for row in parts.own}
+        ids.update(row[0] for row in parts.theirs)
+        if len(ids) != len(rows) or labels_seen != [len(rows)]:
+            return None  # an id in two parts, or a label of no record
+        checkcache.store_loaded(
+            LOADED,
+            files,
+            parts.own,
+            cache_params,
+            strings_shared=True,
+            defer_inputs=True,
+            then=parts.rows_files,
+        )
+    logger.info(
+        f"{tasks_path.name}: {len(rows):,} records read by {len(parts.rows_files) + 1} processes"
+    )
+    if smiles:
+        checkcache.mark_validated(SMILES_CHECK, [tasks_path])
+    return rows, "checked" if smiles else ("cached" if check_smiles else "off")
+
+
+def _plain_labels(path: Path) -> dict[str, int] | None:
+    """The labels of a label file whose every line is plainly valid, else None."""
+    lines = fastjson.json_lines(path)
+    if lines is None:
+        return None
+    labels: dict[str, int] = {}
+    for _, obj in lines:
+        if type(obj) is not dict:
+            return None
+        rid, label = obj.get("record_id"), obj.get("label")
+        if type(rid) is not str or not rid or type(label) is not int or rid in labels:
+            return None
+        labels[rid] = label
+    return labels
+
+
+def _part_rows(
+    path: Path,
+    start: int,
+    end: int,
+    labels: dict[str, int],
+    smiles: bool,
+    view: str,
+    directory: str,
+) -> list[Any] | None:
+    """The rows of the task lines in bytes ``[start, end)``, when every line plainly passes
+    (:func:`_task`), ids distinct, each with a label within its candidates and, with
+    ``smiles``, every SMILES passing RDKit's checks; else None."""
+    lines = fastjson.json_lines_between(path, start, end)
+    if lines is None:
+        return None
+    tasks: dict[str, tuple[int, _Task]] = {}
+    for number, obj in lines:
+        task = _task(obj) if type(obj) is dict else None
+        if task is None or task.record_id in tasks:
+            return None
+        tasks[task.record_id] = (number, task)
+    if smiles and not _all_pass([task for _, task in tasks.values()]):
+        return None
+    rows = []
+    for rid, (number, task) in tasks.items():
+        label = labels.get(rid)
+        if label is None or not 0 <= label < len(task.candidates):
+            return None
+        rows.append(_row(task, label, view, directory, number))
+    return rows
+
 
 Lines = dict[str, tuple[int, Any]]  # record_id -> (line number, decoded line)
 
