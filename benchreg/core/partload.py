@@ -53,6 +53,7 @@ WORKERS_ENV = "BENCHREG_LOAD_WORKERS"
 PARENT_SHARE = 1.1  # this process's part is larger: a started worker imports first
 FORKED_SHARE = 0.95  # a forked worker starts at once; this process also reads its rows after
 FORK = True  # workers forked from this process where that is safe (see _forked)
+PART_PROBLEM_EXIT = 3  # a worker's part has a problem: the loading process reads the whole file
 
 RowsOf = Callable[..., list[Any]]  # (records of one part, *args) -> rows
 
@@ -137,6 +138,18 @@ def _load(
     return PartsLoaded(rows, [own_file, *[f for _, f in jobs]] if rows_files else [], peaks)
 
 
+def line_cuts(path: Path, shares: list[float]) -> list[tuple[int, int]]:
+    """Byte ranges of ``path`` in proportion to ``shares``, each starting at a line start (empty
+    ranges left out)."""
+    size, total = path.stat().st_size, sum(shares)
+    bounds, done = [0], 0.0
+    for share in shares[:-1]:
+        done += share
+        bounds.append(max(bounds[-1], line_start_after(path, int(size * done / total))))
+    bounds.append(size)
+    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+
+
 @dataclass(frozen=True)
 class LinesLoaded:
     own: list[Any]  # the rows of the file's first part, built by this process
@@ -167,14 +180,7 @@ def lines_loaded_in_parts(
     if workers < 1 or not size or not forking():
         yield None
         return
-    bounds = sorted(
-        {
-            0,
-            size,
-            *(line_start_after(path, size * k // (workers + 1)) for k in range(1, workers + 1)),
-        }
-    )
-    ranges = list(itertools.pairwise(bounds))
+    ranges = line_cuts(path, [1.0] * (workers + 1))
     with tempfile.TemporaryDirectory(prefix="benchreg-lines-") as tmp:
         copies: list[tuple[Path, ForkedWorker]] = []
 
@@ -182,7 +188,7 @@ def lines_loaded_in_parts(
             def run() -> tuple[int, Any]:
                 rows = rows_of(start, end)
                 if rows is None:
-                    return 3, None
+                    return PART_PROBLEM_EXIT, None
                 checkcache.write_rows(
                     out, rows, strings_shared=strings_shared, defer_inputs=defer_inputs
                 )
@@ -360,7 +366,7 @@ def _work(spec: dict[str, Any]) -> tuple[int, list[Any] | None]:
         part = ListPart(Path(path), start, end, token.encode("ascii"), close, opening)
         rows = _rows(part, spec)
         if rows is None:
-            return 3, None
+            return PART_PROBLEM_EXIT, None
         checkcache.write_rows(
             Path(spec["out"]).with_suffix(".rows"), rows, strings_shared=spec["strings_shared"]
         )

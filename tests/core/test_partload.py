@@ -3,8 +3,10 @@ their parts' rows; the result is the one-process result, or None when any part h
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import random
 import subprocess
 import sys
 import time
@@ -219,3 +221,17 @@ def test_a_worker_ends_at_once_with_its_code_and_what_it_wrote(tmp_path: Path) -
     assert done.returncode == 3
     said = (tmp_path / "log").read_text()
     assert "rows written" in said and "a note" in said and "never" not in said
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_cuts_cover_the_file_at_line_starts(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    lines = [json.dumps({"n": "x" * rng.randrange(300)}) for _ in range(rng.randrange(1, 40))]
+    path = tmp_path / "run.jsonl"
+    data = ("\n".join(lines) + "\n").encode()
+    path.write_bytes(data)
+    shares = [rng.uniform(0.5, 2) for _ in range(rng.randint(1, 5))]
+    ranges = partload.line_cuts(path, shares)
+    assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
+    for (_, end), (start, _) in itertools.pairwise(ranges):
+        assert end == start and data[start - 1 : start] == b"\n"

@@ -56,11 +56,11 @@ def _load_molp2s(ctx: LoadContext) -> Dataset:
 
     parted = _loaded_in_parts(files, cache_params, view, directory.name, check_smiles)
     if parted is not None:
-        rows, validation = parted
+        rows, validation, processes = parted
         return Dataset(
             samples=samples_of_rows(rows),
             files=files,
-            info={"view": view, "smiles_checks": validation, "read_by": {"processes": 2}},
+            info={"view": view, "smiles_checks": validation, "read_by": {"processes": processes}},
         )
     task_lines = index_lines(tasks_path, "record_id", what="task line")
     tasks = {
@@ -104,12 +104,12 @@ def _loaded_in_parts(
     view: str,
     directory: str,
     check_smiles: bool,
-) -> tuple[list[Any], str] | None:
+) -> tuple[list[Any], str, int] | None:
     """The rows of a large task file read in parts by this process and forked copies at once
     (core.partload), each part checked as the one-process read checks it, and stored in the
-    loaded-data cache; and what was done about the SMILES checks. None when one process reads
-    it (a small file, copies not safe), or when any part holds anything but plain lines that
-    pass: the one-process read then names the problem as it always does.
+    loaded-data cache; what was done about the SMILES checks; how many processes read it. None
+    when one process reads it (a small file, copies not safe), or when any part holds anything
+    but plain lines that pass: the one-process read then names the problem as it always does.
 
     Each process decodes its part's task lines and the whole label file (4 MB at 100,000
     records), checks its part's records (RDKit included) and builds their rows; what spans the
@@ -147,12 +147,11 @@ def _loaded_in_parts(
             defer_inputs=True,
             then=parts.rows_files,
         )
-    logger.info(
-        f"{tasks_path.name}: {len(rows):,} records read by {len(parts.rows_files) + 1} processes"
-    )
+    processes = len(parts.rows_files) + 1
+    logger.info(f"{tasks_path.name}: {len(rows):,} records read by {processes} processes")
     if smiles:
         checkcache.mark_validated(SMILES_CHECK, [tasks_path])
-    return rows, "checked" if smiles else ("cached" if check_smiles else "off")
+    return rows, "checked" if smiles else ("cached" if check_smiles else "off"), processes
 
 
 def _plain_labels(path: Path) -> dict[str, int] | None:

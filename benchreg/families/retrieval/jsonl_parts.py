@@ -19,7 +19,6 @@ process: it reads that part itself, and the core reader's path names the problem
 
 from __future__ import annotations
 
-import itertools
 import marshal
 import tempfile
 from collections.abc import Iterator
@@ -30,11 +29,11 @@ from typing import Any
 
 from loguru import logger
 
-from benchreg.core import fastjson, partload
+from benchreg.core import partload
 from benchreg.families.retrieval.columns import JsonlColumns
 from benchreg.families.retrieval.jsonl_stream import FallBack, stream_lines
 
-FALLBACK_EXIT = 3  # the part needs the core reader (or this process's own read)
+FALLBACK_EXIT = partload.PART_PROBLEM_EXIT  # the core reader (or this process) reads the part
 # this process's part is larger: a copy also writes its lines out, and this process hashes the
 # run file meanwhile (100k x 100 results measured: halves took 7.9 s here and 9.5 s in the copy)
 PARENT_SHARE = 1.2
@@ -69,17 +68,6 @@ class Part:
             return None
 
 
-def cuts(path: Path, shares: list[float]) -> list[tuple[int, int]]:
-    """Byte ranges of sizes in proportion to ``shares``, each starting at a line start."""
-    size, total = path.stat().st_size, sum(shares)
-    bounds, done = [0], 0.0
-    for share in shares[:-1]:
-        done += share
-        bounds.append(max(bounds[-1], fastjson.line_start_after(path, int(size * done / total))))
-    bounds.append(size)
-    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
-
-
 @contextmanager
 def parts_read(path: Path, modality: str | None) -> Iterator[list[Part]]:
     """The file's parts, every one but the first being read by a forked copy (one part, the
@@ -90,7 +78,7 @@ def parts_read(path: Path, modality: str | None) -> Iterator[list[Part]]:
         yield [Part(0, None)]  # (a file that cannot be read: the core reader names the problem)
         return
     shares = [PARENT_SHARE] + [1.0] * workers
-    parts = [Part(start, end) for start, end in cuts(path, shares)]
+    parts = [Part(start, end) for start, end in partload.line_cuts(path, shares)]
     with tempfile.TemporaryDirectory(prefix="benchreg-run-parts-") as tmp:
         try:
             for k, part in enumerate(parts[1:], start=1):

@@ -4,9 +4,6 @@ whose copy fails or meets a line for the core reader is read by the loading proc
 
 from __future__ import annotations
 
-import itertools
-import json
-import random
 from pathlib import Path
 from typing import Any
 
@@ -94,20 +91,6 @@ def test_failed_copy_leaves_its_part_here(tmp_path: Path, monkeypatch: pytest.Mo
     assert handed == []
     assert same(scored(samples, parts.by_id, True), scored(samples, one.by_id, True)) > 400
     assert parts.notes == one.notes
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_cuts_cover_the_file_at_line_starts(tmp_path: Path, seed: int) -> None:
-    rng = random.Random(seed)
-    lines = [json.dumps({"n": "x" * rng.randrange(300)}) for _ in range(rng.randrange(1, 40))]
-    path = tmp_path / "run.jsonl"
-    data = ("\n".join(lines) + "\n").encode()
-    path.write_bytes(data)
-    shares = [rng.uniform(0.5, 2) for _ in range(rng.randint(1, 5))]
-    ranges = jsonl_parts.cuts(path, shares)
-    assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
-    for (_, end), (start, _) in itertools.pairwise(ranges):
-        assert end == start and data[start - 1 : start] == b"\n"
 
 
 def test_a_run_file_that_cannot_be_read_is_one_clear_error(tmp_path: Path) -> None:
