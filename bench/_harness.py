@@ -59,9 +59,17 @@ def benchreg_cli(*args: str) -> tuple[list[str], dict[str, str], str]:
 
 
 def measure(sides: Sequence[Side], repeats: int) -> None:
-    for _ in range(repeats):
-        for side in sides:
-            run_once(side)
+    """Every side once per repeat, in order; with ``BENCH_BUSY=cores`` (or a number) while
+    that many spinning processes keep the CPUs busy (bench/_busy.py)."""
+    from bench._busy import busy, processes_wanted
+
+    spinners = processes_wanted()
+    if spinners:
+        print(f"busy machine: {spinners} spinning processes run beside every side")
+    with busy(spinners):
+        for _ in range(repeats):
+            for side in sides:
+                run_once(side)
 
 
 def run_once(side: Side) -> None:

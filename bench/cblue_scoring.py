@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from benchreg import RunOptions, load_task, run_task
-from benchreg.families.cblue import loader, predictions
 from benchreg.families.cblue.catalogue import TASK_NAMES, TASKS
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "promptcblue"
@@ -86,10 +85,9 @@ def build(folder: Path, copies: int) -> tuple[Path, Path]:
 
 
 def clear_file_caches() -> None:
-    loader._read_split.cache_clear()
-    loader._rows_by_task.cache_clear()
-    loader._read_structured.cache_clear()
-    predictions._load_cached.cache_clear()
+    from benchreg.core.load import forget
+
+    forget()
 
 
 def run_all(prediction_file: Path, root: Path, boot: int) -> dict[str, float]:

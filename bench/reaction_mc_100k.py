@@ -12,7 +12,7 @@ twice: pretty-printed (`json.dumps(..., indent=2)`, ~3.2 kB a question) and comp
 with a seeded random option per question.
 
 Sides, each a whole process (start-up and imports included), wall and peak RSS of the whole
-process tree (load workers included, bench/_harness.py), paired, fresh output folder per run:
+process tree (bench/_harness.py), paired, fresh output folder per run:
 - `minimal scorer` (reference, one per layout): stdlib only, `json.loads` of the file, the
   structural rules of `records.py` (options non-empty, the five aligned meta lists as long as
   the options, answer a non-empty list of in-range ints, id pattern and suffix, question_type,
@@ -94,18 +94,15 @@ def build(folder: Path, n: int, layouts: list[str]) -> dict[str, Path]:
     return roots
 
 
-def scored(out: Path, n: int) -> tuple[int, tuple[str, int], list[float]]:
+def scored(out: Path, n: int) -> tuple[int, str]:
     """The exact-match hits of a benchreg run in ``out``, checked to have scored all ``n``, and
-    how its data were read (`dataset_info` in provenance.json: checks run or cached, processes,
-    the load workers' peak RSS)."""
+    where its samples came from (`dataset_info.loaded` in provenance.json: read, cache)."""
     metrics = json.loads((out / "run" / "metrics.json").read_text("utf-8"))
     exact = metrics["metrics"]["exact_match_accuracy"]
     if (metrics["n"], exact["denominator"], metrics["statuses"]["ok"]) != (n, n, n):
         raise AssertionError(f"not all {n:,} questions scored: {metrics['statuses']}")
     info = json.loads((out / "run" / "provenance.json").read_text("utf-8")).get("dataset_info", {})
-    read_by = info.get("read_by") or {}
-    how = (str(info.get("checks")), int(read_by.get("processes", 1)))
-    return round(exact["value"] * exact["denominator"]), how, read_by.get("worker_peak_rss_mib", [])
+    return round(exact["value"] * exact["denominator"]), str(info.get("loaded"))
 
 
 def main() -> int:
@@ -130,12 +127,12 @@ def main() -> int:
         def check_minimal(_out: Path, stdout: str) -> None:
             hits.append(json.loads(stdout.strip().splitlines()[-1])["hits"])
 
-        reads: dict[tuple[str, int], list[float]] = {}
+        reads: dict[str, int] = {}
 
         def check_benchreg(out: Path, _stdout: str) -> None:
-            found, how, workers = scored(out, n)
+            found, loaded = scored(out, n)
             hits.append(found)
-            reads.setdefault(how, []).extend(workers)
+            reads[loaded] = reads.get(loaded, 0) + 1
 
         groups, sides = [], []
         for layout, root in roots.items():
@@ -188,11 +185,10 @@ def main() -> int:
         "model.path=PRED roots.reaction_mc=ROOT hydra.run.dir=OUT/run"
     )
     print("\n".join(tables))
-    for (checks, processes), workers in reads.items():
-        peaks = (
-            f", load workers' peak RSS {min(workers):.0f}-{max(workers):.0f} MiB" if workers else ""
-        )
-        print(f"benchreg runs with checks {checks}: data read by {processes} process(es){peaks}")
+    print(
+        "benchreg runs by where their samples came from (dataset_info.loaded): "
+        + ", ".join(f"{how} {count}" for how, count in sorted(reads.items()))
+    )
     return 0
 
 

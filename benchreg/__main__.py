@@ -1,21 +1,24 @@
-"""`python -m benchreg ...`: the Hydra app (a run, or a sweep with `-m`), plus `--version` and the
-subcommands `tasks`, `analyze`, `report`, `compare`, `view` and `import` (each has `--help`)."""
+"""`python -m benchreg ...`: the Hydra app (a run, or a sweep with `-m`), plus `--version`,
+`--help` and the subcommands `tasks`, `analyze`, `report`, `compare`, `view` and `import` (each
+has `--help`).
+
+What a person waits for answers without Hydra: `--version`, `--help` (the app's help template,
+filled in from the config files: :mod:`benchreg.app.help`), the subcommands, and a run's bad
+override (:mod:`benchreg.app.precheck`, the app's own checks before any composition)."""
 
 from __future__ import annotations
 
-import atexit
 import os
 import re
 import sys
-import threading
 
 SUBCOMMANDS = ("analyze", "tasks", "report", "compare", "view", "import")
+HELP_FLAGS = ("--help", "-h")
 
 
 # Set before numpy loads OpenBLAS: benchreg's matrix products are small (a bootstrap's resample
-# counts times a few columns); OpenBLAS's extra threads spin between them and took more time than
-# they saved (PromptCBLUE 80k sweep: 7.6 s with one thread, 8.5 s with two, 2 cores), and more
-# with the sweep's processes competing for the cores. An explicit setting is kept.
+# counts times a few columns), and OpenBLAS's extra threads spin between them, competing with a
+# sweep's processes for the cores. An explicit setting is kept.
 BLAS_THREADS = "1"
 
 
@@ -27,6 +30,8 @@ def main() -> None:
 
         print(f"benchreg {__version__}")
         sys.exit(0)
+    if len(args) == 1 and args[0] in HELP_FLAGS:  # with overrides, Hydra shows what they compose
+        sys.exit(print_help())
     if args[:1] and args[0] in SUBCOMMANDS:
         from benchreg.app.commands import main as command_main
 
@@ -42,41 +47,43 @@ def main() -> None:
             file=sys.stderr,
         )
         sys.exit(2)
-    from benchreg.app import lifetime
-
-    lifetime.collector_off_for_start_up()  # resumed as the first job starts
+    precheck(args)
     from benchreg.app.main import main as app_main
 
     app_main()
 
 
-def cli() -> None:
-    """:func:`main` as a command: when it is done, the process ends without freeing what it
-    built (a run holds every sample; freeing 100,000 of them one by one takes longer than some
-    whole runs), as mypy does. Exit handlers run and output is flushed first; a process with
-    threads still running, under a profiler or tracer (cProfile, coverage: they write their
-    results at exit), or with an error on its way out, exits the normal way."""
-    from benchreg.app import lifetime
+def print_help() -> int:
+    from benchreg.app.help import render
 
-    lifetime.end_without_freeing()
     try:
-        main()
-        code: int | str | None = 0
-    except SystemExit as stop:
-        code = stop.code
-    others = [t for t in threading.enumerate() if t is not threading.main_thread()]
-    if any(not t.daemon for t in others) or sys.getprofile() or sys.gettrace():
-        sys.exit(code)
-    if isinstance(code, str):
-        print(code, file=sys.stderr)
-        code = 1
-    atexit._run_exitfuncs()  # logging.shutdown, loguru's sinks, multiprocessing's clean-up
-    try:
+        print(render())
         sys.stdout.flush()
-        sys.stderr.flush()
-    except (BrokenPipeError, ValueError):
-        code = code or 0
-    os._exit(code or 0)
+    except BrokenPipeError:  # the reader went away (`--help | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+def precheck(args: list[str]) -> None:
+    """A bad override of a run stops here with the app's own line and exit code."""
+    from benchreg.app.precheck import check
+    from benchreg.core.errors import BenchregError
+
+    try:
+        check(args)
+    except BenchregError as exc:
+        from loguru import logger
+
+        from benchreg.app import logs
+
+        logs.setup()
+        logger.error(exc.message)
+        sys.exit(exc.exit_code)
+
+
+def cli() -> None:
+    """:func:`main` as a command (the `benchreg` script)."""
+    main()
 
 
 if __name__ == "__main__":

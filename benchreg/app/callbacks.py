@@ -1,9 +1,11 @@
-"""Hydra callback: after a multirun, stop the launcher's worker pool, write summary.csv /
+"""Hydra callbacks.
+
+:class:`SweepSummary`: after a multirun, stop the launcher's worker pool, write summary.csv /
 summary.md, run the analyses, write the report (HTML + figures + markdown + the sample browser,
 `benchreg.app.report`) and end on the terminal with what answers the sweep: each family's
 headline table, then the job states and where the report is. The per-job summary table (and each
 job's full table while the sweep runs) is printed with ``BENCHREG_VERBOSE=1``; summary.md always
-holds it."""
+holds it. :class:`RedactedHydraFiles`: Hydra's `.hydra/` copies of a job's config, redacted."""
 
 from __future__ import annotations
 
@@ -14,13 +16,13 @@ from typing import Any
 
 from hydra.experimental.callback import Callback
 from loguru import logger
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
-from benchreg.app import lifetime, logs
-from benchreg.app.sweepfolder import job_states
+from benchreg.app import logs
+from benchreg.app.sweepfolder import job_states, redacted, save_yaml
 from benchreg.core.analysis import read_jobs, run_analyses, samples_shared, write_reports
-from benchreg.core.io import atomic_write_text, read_json, release_data_caches
-from benchreg.core.reader import gc_paused
+from benchreg.core.io import atomic_write_text, read_json
+from benchreg.core.load import forget, gc_paused
 from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
 from benchreg.core.summary import plural, state_lines, summary_csv, summary_markdown, summary_row
 
@@ -157,7 +159,6 @@ def stop_pool_workers() -> None:
     if executor is not None:
         executor.shutdown(wait=True, kill_workers=True)
         release_temp_folders(getattr(executor, "_temp_folder_manager", None))
-        reusable._executor = None  # type: ignore[union-attr]
     release_semaphores()
     tracker = sys.modules.get("joblib.externals.loky.backend.resource_tracker")
     stop = getattr(getattr(tracker, "_resource_tracker", None), "_stop", None)
@@ -203,9 +204,8 @@ def release_temp_folders(manager: Any) -> None:
 
 class SweepSummary(Callback):
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        with samples_shared() as rows:  # the analyses and the sample browser read the same rows
+        with samples_shared():  # the analyses and the sample browser read the same rows
             self._summarize(config)
-            lifetime.keep_until_exit(rows)  # the sweep ends here
 
     def _summarize(self, config: DictConfig) -> None:
         try:
@@ -216,7 +216,7 @@ class SweepSummary(Callback):
         if not sweep_dir.is_dir():
             return
         logs.end_sharing(sweep_dir)
-        release_data_caches()  # the jobs' data, before the summary and report read the outputs
+        forget()  # the jobs' data, before the summary and report read the outputs
         with gc_paused():  # the jobs' sample rows, decoded back: no cycles, a growing heap
             self._write(sweep_dir)
 
@@ -240,3 +240,24 @@ class SweepSummary(Callback):
                 f"could not print the sweep's end ({type(exc).__name__}: {exc}); its summary: "
                 f"{sweep_dir / 'summary.md'}"
             )
+
+
+class RedactedHydraFiles(Callback):
+    """``hydra.output_subdir`` (null in benchreg's config; a user may set it, e.g. `.hydra`):
+    Hydra writes its copies of a job's config there (``config.yaml``, ``hydra.yaml``,
+    ``overrides.yaml``) just before it calls ``on_job_start``, which writes them again with
+    every secret redacted, before the job runs. Secrets are not config values (keys come from
+    environment variables the config names; one typed on the command line is refused before
+    Hydra starts): this catches one that a config file of the user's own carries."""
+
+    def on_job_start(self, config: DictConfig, **kwargs: Any) -> None:
+        subdir = config.hydra.output_subdir
+        if subdir is None:
+            return
+        folder = Path(str(config.hydra.runtime.output_dir)) / str(subdir)
+        plain = OmegaConf.to_container(config, resolve=False)
+        assert isinstance(plain, dict)
+        hydra = plain.pop("hydra")
+        save_yaml(redacted(plain), folder / "config.yaml")
+        save_yaml(redacted({"hydra": hydra}), folder / "hydra.yaml")
+        save_yaml(redacted(hydra["overrides"]["task"]), folder / "overrides.yaml")

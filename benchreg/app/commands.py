@@ -10,8 +10,9 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeAlias
 
 from benchreg.core.errors import BenchregError
 
@@ -37,98 +38,9 @@ def main(argv: list[str]) -> int:
     logs.setup()
     if argv[:1] == ["import"]:
         return import_command(argv[1:])
-    parser = OneLineParser(prog=PROG, epilog=EPILOG)
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
-    analyze = sub.add_parser(
-        "analyze",
-        help="write a sweep's summary and analyses again",
-        description="Write <sweep_dir>/summary.csv, summary.md and analysis_*.{md,json} again "
-        "and print each family's headline (BENCHREG_VERBOSE=1: the per-job table too).",
-        epilog=EPILOG,
-    )
-    analyze.add_argument("sweep_dir", type=Path)
-    tasks = sub.add_parser(
-        "tasks",
-        help="list the registered task entries",
-        description="List every task entry: family, views, sample count on the embedded sample "
-        "data, description. Folders of your own: --searchpath DIR, "
-        "hydra.searchpath=[file:///DIR] or $BENCHREG_TASKS_PATH.",
-        epilog=EPILOG,
-    )
-    tasks.add_argument("--json", action="store_true", help="print a JSON list (for scripts)")
-    tasks.add_argument(
-        "--searchpath",
-        action="append",
-        type=Path,
-        default=[],
-        metavar="DIR",
-        help="a folder of task entries (DIR/task/<group>/<name>.yaml or DIR/<group>/<name>.yaml)",
-    )
-    tasks.add_argument("overrides", nargs="*", help="hydra.searchpath=[file:///DIR,...]")
-    report = sub.add_parser(
-        "report",
-        help="write a sweep's HTML report, figures, markdown and sample browser",
-        description="Write <sweep_dir>/report/: index.html (self-contained: each family's "
-        "headline first), report.md, figures/*.svg and samples.html (the sample browser). "
-        "Figures need pygal: pip install 'benchreg[reports]'.",
-        epilog=EPILOG,
-    )
-    report.add_argument("sweep_dir", type=Path)
-    report.add_argument(
-        "--out", type=Path, default=None, help="folder (default <sweep_dir>/report)"
-    )
-    comp = sub.add_parser(
-        "compare",
-        help="paired per-sample comparison of two systems",
-        description="Compare two sweeps (or two models of one sweep) task by task: paired "
-        "bootstrap CI of the mean difference, exact McNemar (0/1 scores) or Wilcoxon, Holm "
-        "correction across tasks. Refuses when the data sha256 differ. Writes compare.html "
-        "(the significant differences first, then every task, and a figure), compare.md, "
-        "compare.json and compare.svg.",
-        epilog=EPILOG,
-    )
-    comp.add_argument("sweep_a", type=Path)
-    comp.add_argument("sweep_b", type=Path, nargs="?", default=None)
-    comp.add_argument("--a", default=None, metavar="MODEL", help="model of side A (name or id)")
-    comp.add_argument("--b", default=None, metavar="MODEL", help="model of side B (name or id)")
-    comp.add_argument("--out", type=Path, default=None, help="folder (default <sweep_a>/compare)")
-    comp.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples")
-    comp.add_argument("--seed", type=int, default=0)
-    view = sub.add_parser(
-        "view",
-        help="write the sample browser of a sweep or a run, and print its path",
-        description="Write one self-contained HTML page (no network, no server) listing every "
-        "sample of a sweep's jobs, or of one run: status, score, messages (when recorded), raw "
-        "output, parsed answer and gold; filter by job, status and score, search, click a row "
-        "to open it. A sweep's page: <sweep_dir>/report/samples.html; a run's: "
-        "<run_dir>.samples.html beside its folder.",
-        epilog=EPILOG,
-    )
-    view.add_argument("folder", type=Path, help="a sweep folder or a run folder")
-    view.add_argument("--out", type=Path, default=None, metavar="FILE", help="write it here")
-    view.add_argument("--open", action="store_true", help="also open it in a web browser")
-    sub.add_parser(
-        "import",
-        help="import an upstream data set into a data root (import --help lists the sources)",
-        add_help=False,
-    )
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
-        if args.command == "analyze":
-            return _analyze(args.sweep_dir)
-        if args.command == "report":
-            return _report(args.sweep_dir, args.out)
-        if args.command == "view":
-            from benchreg.app.view import view as write_view
-
-            return write_view(args.folder, args.out, open_it=args.open)
-        if args.command == "compare":
-            from benchreg.app.compare import run
-
-            return run(
-                args.sweep_a, args.sweep_b, args.a, args.b, args.out, args.bootstrap, args.seed
-            )
-        return _tasks(args.searchpath + _searchpath_overrides(args.overrides), args.json)
+        return COMMANDS[args.command](args)
     except BenchregError as exc:
         print(f"error: {one_line(exc.message)}", file=sys.stderr)
         return exc.exit_code
@@ -148,12 +60,122 @@ def main(argv: list[str]) -> int:
         return 2
 
 
+Subparsers: TypeAlias = "argparse._SubParsersAction[OneLineParser]"
+
+
+def build_parser() -> OneLineParser:
+    """The subcommands' parser (`import` parses its own arguments: each importer has its own)."""
+    parser = OneLineParser(prog=PROG, epilog=EPILOG)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    for add in (_analyze_parser, _tasks_parser, _report_parser, _compare_parser, _view_parser):
+        add(sub)
+    sub.add_parser(
+        "import",
+        help="import an upstream data set into a data root (import --help lists the sources)",
+        add_help=False,
+    )
+    return parser
+
+
+def _analyze_parser(sub: Subparsers) -> None:
+    analyze = sub.add_parser(
+        "analyze",
+        help="write a sweep's summary and analyses again",
+        description="Write <sweep_dir>/summary.csv, summary.md and analysis_*.{md,json} again "
+        "and print each family's headline (BENCHREG_VERBOSE=1: the per-job table too).",
+        epilog=EPILOG,
+    )
+    analyze.add_argument("sweep_dir", type=Path)
+
+
+def _tasks_parser(sub: Subparsers) -> None:
+    tasks = sub.add_parser(
+        "tasks",
+        help="list the registered task entries",
+        description="List every task entry: family, views, description (each entry composed "
+        "and checked against the task spec; one that fails is listed as BROKEN with its error). "
+        "--check also binds each entry's components (a misspelt component name is BROKEN) and "
+        "counts the samples of its default view on the embedded sample data; it imports every "
+        "family, so it takes longer. Folders of your own: --searchpath DIR, "
+        "hydra.searchpath=[file:///DIR] or $BENCHREG_TASKS_PATH.",
+        epilog=EPILOG,
+    )
+    tasks.add_argument("--json", action="store_true", help="print a JSON list (for scripts)")
+    tasks.add_argument(
+        "--check",
+        action="store_true",
+        help="bind each entry's components and count its samples on the embedded sample data",
+    )
+    tasks.add_argument(
+        "--searchpath",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="a folder of task entries (DIR/tasks/<group>/<name>.yaml or DIR/<group>/<name>.yaml)",
+    )
+    tasks.add_argument("overrides", nargs="*", help="hydra.searchpath=[file:///DIR,...]")
+
+
+def _report_parser(sub: Subparsers) -> None:
+    report = sub.add_parser(
+        "report",
+        help="write a sweep's HTML report, figures, markdown and sample browser",
+        description="Write <sweep_dir>/report/: index.html (self-contained: each family's "
+        "headline first), report.md, figures/*.svg and samples.html (the sample browser). "
+        "Figures need pygal: pip install 'benchreg[reports]'.",
+        epilog=EPILOG,
+    )
+    report.add_argument("sweep_dir", type=Path)
+    report.add_argument(
+        "--out", type=Path, default=None, help="folder (default <sweep_dir>/report)"
+    )
+
+
+def _compare_parser(sub: Subparsers) -> None:
+    comp = sub.add_parser(
+        "compare",
+        help="paired per-sample comparison of two systems",
+        description="Compare two sweeps (or two models of one sweep) task by task: paired "
+        "bootstrap CI of the mean difference, exact McNemar (0/1 scores) or Wilcoxon, Holm "
+        "correction across tasks. Refuses when the data sha256 differ. Writes compare.html "
+        "(the significant differences first, then every task, and a figure), compare.md, "
+        "compare.json and compare.svg.",
+        epilog=EPILOG,
+    )
+    comp.add_argument("sweep_a", type=Path)
+    comp.add_argument("sweep_b", type=Path, nargs="?", default=None)
+    comp.add_argument("--a", default=None, metavar="MODEL", help="model of side A (name or id)")
+    comp.add_argument("--b", default=None, metavar="MODEL", help="model of side B (name or id)")
+    comp.add_argument("--out", type=Path, default=None, help="folder (default <sweep_a>/compare)")
+    comp.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples")
+    comp.add_argument("--seed", type=int, default=0)
+
+
+def _view_parser(sub: Subparsers) -> None:
+    view = sub.add_parser(
+        "view",
+        help="write the sample browser of a sweep or a run, and print its path",
+        description="Write one self-contained HTML page (no network, no server) listing every "
+        "sample of a sweep's jobs, or of one run: status, score, messages (when recorded), raw "
+        "output, parsed answer and gold; filter by job, status and score, search, click a row "
+        "to open it. A sweep's page: <sweep_dir>/report/samples.html; a run's: "
+        "<run_dir>.samples.html beside its folder.",
+        epilog=EPILOG,
+    )
+    view.add_argument("folder", type=Path, help="a sweep folder or a run folder")
+    view.add_argument("--out", type=Path, default=None, metavar="FILE", help="write it here")
+    view.add_argument("--open", action="store_true", help="also open it in a web browser")
+
+
 def one_line(text: str) -> str:
     """``text`` on one line (a path or message holding line breaks would split the error)."""
     return " ".join(text.split()) if "\n" in text or "\r" in text else text
 
 
 def _searchpath_overrides(overrides: list[str]) -> list[Path]:
+    if not overrides:
+        return []
     from benchreg.app.config import searchpath_folders
 
     folders: list[Path] = []
@@ -167,21 +189,21 @@ def _searchpath_overrides(overrides: list[str]) -> list[Path]:
     return folders
 
 
-def _analyze(sweep_dir: Path) -> int:
+def _analyze(args: argparse.Namespace) -> int:
     """Summary files and analyses of a sweep, written only after every file it reads passed
     its check (:func:`benchreg.core.analysis.check_sweep`): a damaged sweep is one error line
     and nothing written."""
     from benchreg.app.callbacks import report_sweep
     from benchreg.core.analysis import check_sweep
 
-    check_sweep(sweep_dir)
-    return 2 if report_sweep(sweep_dir) else 0
+    check_sweep(args.sweep_dir)
+    return 2 if report_sweep(args.sweep_dir) else 0
 
 
-def _report(sweep_dir: Path, out: Path | None) -> int:
+def _report(args: argparse.Namespace) -> int:
     from benchreg.app.report import write_report
 
-    result = write_report(sweep_dir, out)  # checks the sweep before it writes anything
+    result = write_report(args.sweep_dir, args.out)  # checks the sweep before it writes anything
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
     written = [result.html, result.markdown, *result.figures]
@@ -239,9 +261,31 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
-def _tasks(folders: list[Path], as_json: bool) -> int:
+def _view(args: argparse.Namespace) -> int:
+    from benchreg.app.view import view as write_view
+
+    return write_view(args.folder, args.out, open_it=args.open)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from benchreg.app.compare import run
+
+    return run(args.sweep_a, args.sweep_b, args.a, args.b, args.out, args.bootstrap, args.seed)
+
+
+def _tasks(args: argparse.Namespace) -> int:
     from benchreg.app.listing import list_entries, render
 
-    rows = list_entries([folder.expanduser().resolve() for folder in folders])
-    print(json.dumps(rows, indent=2, ensure_ascii=False) if as_json else render(rows))
+    folders = args.searchpath + _searchpath_overrides(args.overrides)
+    rows = list_entries([folder.expanduser().resolve() for folder in folders], check=args.check)
+    print(json.dumps(rows, indent=2, ensure_ascii=False) if args.json else render(rows))
     return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "analyze": _analyze,
+    "tasks": _tasks,
+    "report": _report,
+    "compare": _compare,
+    "view": _view,
+}

@@ -11,14 +11,17 @@ import time
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args, get_origin
 
-from omegaconf import DictConfig, ListConfig, OmegaConf
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchreg.core.errors import BenchregError
-from benchreg.core.run import RunOptions
-from benchreg.core.task import Task
+
+if TYPE_CHECKING:
+    from omegaconf import DictConfig
+
+    from benchreg.core.options import RunOptions
+    from benchreg.core.task import Task
 
 MODES = ("run", "validate", "prompts")
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -29,7 +32,7 @@ def register_family_roots() -> None:
     `roots.<family>=<dir>` works for every family, including ones added by other packages."""
     from hydra.core.config_store import ConfigStore
 
-    from benchreg.core.family import all_families
+    from benchreg.core.registry import all_families
 
     roots = {family.name: None for family in all_families()}
     ConfigStore.instance().store(group="roots", name="families", node=roots)
@@ -58,13 +61,15 @@ def task_name(cfg: DictConfig) -> str:
 
 @cache
 def family_groups() -> dict[str, Path]:
-    """Config groups that families declare (``<family>/conf/<group>/``) -> their folders."""
-    from benchreg.core.family import all_families
+    """Config groups that families declare (``<family>/conf/<group>/``) -> their folders (no
+    family imported)."""
+    from benchreg.core.registry import FAMILY_CONF, family_folders
 
     groups: dict[str, Path] = {}
-    for family in all_families():
-        if family.conf_dir is not None:
-            groups.update({p.name: p for p in sorted(family.conf_dir.iterdir()) if p.is_dir()})
+    for folder in family_folders().values():
+        conf = folder / FAMILY_CONF
+        if conf.is_dir():
+            groups.update({p.name: p for p in sorted(conf.iterdir()) if p.is_dir()})
     return groups
 
 
@@ -165,6 +170,7 @@ class RunSettings(BaseModel):
     progress: bool = True
     cache: Literal["read_write", "read_only", "off"] = "read_write"
     cache_dir: str | None = None
+    data_cache: bool = True
     overwrite: bool = False
     final: bool = False
     accept_errors: bool = False
@@ -259,8 +265,10 @@ def _secret_error(key: str) -> BenchregError:
 
 
 def validate_roots(roots: Mapping[str, Any]) -> None:
-    from benchreg.core.family import all_families
+    from benchreg.core.registry import all_families
 
+    if not roots:
+        return
     known = [family.name for family in all_families()]
     for family in roots:
         if family not in known:
@@ -281,8 +289,7 @@ def validate_model(model: Mapping[str, Any]) -> BaseModel | None:
         raise BenchregError(
             "model.name is not set", fix="choose a system: model=baseline|random|predictions|..."
         )
-    schemas = {**MODEL_SCHEMAS, **_chat_schemas()}
-    schema = schemas.get(name)
+    schema = MODEL_SCHEMAS.get(name) or _chat_schemas().get(name)
     if schema is None:
         if name not in registry.systems:
             raise BenchregError(
@@ -392,6 +399,9 @@ def _type_name(annotation: Any) -> str:
 def to_plain(cfg: DictConfig | Mapping[str, Any], *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
     """The config as plain data, without the top-level keys ``skip`` (never resolved); an
     interpolation that fails to resolve is one clear error."""
+    if isinstance(cfg, dict):  # plain data already (the pre-check's): no OmegaConf needed
+        return {k: v for k, v in cfg.items() if k not in skip}
+    from omegaconf import DictConfig
     from omegaconf.errors import OmegaConfBaseException
 
     if not isinstance(cfg, DictConfig):
@@ -407,6 +417,8 @@ def to_plain(cfg: DictConfig | Mapping[str, Any], *, skip: tuple[str, ...] = ())
 
 
 def _plain_value(cfg: DictConfig, key: str) -> Any:
+    from omegaconf import DictConfig, ListConfig, OmegaConf
+
     if OmegaConf.is_missing(cfg, key):
         return "???"  # as OmegaConf.to_container leaves a mandatory value not given
     node = cfg[key]
@@ -416,6 +428,8 @@ def _plain_value(cfg: DictConfig, key: str) -> Any:
 
 
 def run_options(cfg: DictConfig) -> RunOptions:
+    from benchreg.core.options import RunOptions
+
     run = app_settings(cfg).run
     return RunOptions(
         batch_size=run.batch_size,
@@ -425,6 +439,7 @@ def run_options(cfg: DictConfig) -> RunOptions:
         progress=run.progress,
         cache=run.cache,
         cache_dir=run.cache_dir or None,
+        data_cache=run.data_cache,
         overwrite=run.overwrite,
         final=run.final,
         accept_errors=run.accept_errors,

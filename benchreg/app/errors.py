@@ -127,6 +127,11 @@ def _missing_config(exc: Any, first: str) -> BenchregError:
     group, _, option = missing.rpartition("/")
     if not group:
         return BenchregError(first, fix="see python -m benchreg --help")
+    return no_such_option(group, option, options)
+
+
+def no_such_option(group: str, option: str, options: list[str]) -> BenchregError:
+    """``group=option`` names no option of the config group (or no group)."""
     near = difflib.get_close_matches(option, options, n=1, cutoff=0.4)
     hint = f"did you mean {group}={near[0]}? " if near else ""
     listing = f"choose one of {', '.join(options)}" if options else "the group has no options"
@@ -149,19 +154,24 @@ def _composition(text: str, lines: list[str], first: str) -> BenchregError:
         match = re.search(r"full_key: (\S+)", text)
         key = match.group(1) if match else None
     if ("not in struct" in text or "Could not override" in text) and key:
-        near = difflib.get_close_matches(key, known_keys(), n=2, cutoff=0.6)
-        hint = f"did you mean {' or '.join(near)}? " if near else ""
-        return BenchregError(
-            f"unknown option {key}",
-            fix=f"{hint}`python -m benchreg --help` lists the options; +{key}=... adds a key "
-            "where free keys are allowed (e.g. +model.params.<name>)",
-        )
+        return unknown_option(key)
     if "already at" in text and key:
         return BenchregError(f"{key} already exists", fix=f"drop the +: {key}=...")
     if "Could not delete" in text and key:
         return BenchregError(f"cannot delete {key}: {lines[-1]}", fix="check the key and value")
     detail = next((ln for ln in lines[1:] if not ln.startswith(("full_key", "object_type"))), "")
     return BenchregError(f"{first} {detail}".strip(), fix="see python -m benchreg --help")
+
+
+def unknown_option(key: str) -> BenchregError:
+    """``key`` is no option of the app's config."""
+    near = difflib.get_close_matches(key, known_keys(), n=2, cutoff=0.6)
+    hint = f"did you mean {' or '.join(near)}? " if near else ""
+    return BenchregError(
+        f"unknown option {key}",
+        fix=f"{hint}`python -m benchreg --help` lists the options; +{key}=... adds a key "
+        "where free keys are allowed (e.g. +model.params.<name>)",
+    )
 
 
 @cache
@@ -178,7 +188,7 @@ def known_keys() -> list[str]:
     from omegaconf import OmegaConf
 
     from benchreg.app.config import family_groups
-    from benchreg.core.family import all_families
+    from benchreg.core.registry import family_folders
 
     keys: list[str] = []
     base = OmegaConf.to_container(OmegaConf.load(conf_dir() / "config.yaml"), resolve=False)
@@ -191,7 +201,7 @@ def known_keys() -> list[str]:
         if isinstance(data, dict):
             keys += [f"model.{k}" for k in _flatten(data)]
     keys += ["model", "roots", "mode", "task", "view", *family_groups()]
-    keys += [f"roots.{family.name}" for family in all_families()]
+    keys += [f"roots.{name}" for name in family_folders()]
     keys += [
         f"hydra.{k}"
         for k in (

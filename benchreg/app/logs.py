@@ -2,7 +2,9 @@
 line that repeats printed once, Hydra's own INFO lines only when asked for.
 
 - Format: `INFO    message` (level, then the message), on stderr, for loguru; Python logging
-  records (Hydra's, a launcher's, a library's) are shown in the same form.
+  records (Hydra's, a launcher's, a library's) are shown in the same form by the handler Hydra
+  sets up from benchreg's ``hydra/hydra_logging`` config (``conf/hydra/hydra_logging/
+  benchreg.yaml``, filtered by :class:`HydraLines`).
 - Once: an INFO line that only differs from an earlier one of the same place in the code by
   its file name in front (`shuffled.jsonl: ...` after `correct.jsonl: ...`) or by a hex digest
   is not printed again in this process, nor (during a sweep: :func:`share_once`) in any other
@@ -31,14 +33,6 @@ from benchreg.core.provenance import redact_text
 VERBOSE_ENV = "BENCHREG_VERBOSE"
 CLI_ENV = "BENCHREG_CLI_LOGGING"  # set by the command line, read by launcher workers
 FORMAT = "<level>{level: <7}</level> {message}"
-PLAIN_FORMAT = "%(levelname)-7s %(message)s"  # the same, for Python logging records
-HYDRA_LOG_MODULES = (
-    "hydra.core.utils",
-    "hydra.main",
-    "hydra._internal.hydra",
-    "hydra._internal.core_plugins.basic_launcher",
-    "hydra_plugins.hydra_joblib_launcher._core",
-)
 _FILE_PREFIX = re.compile(r"^[^\s:]+\.[A-Za-z0-9]{1,8}: ")  # `correct.jsonl: ...`
 _DIGEST = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{8,}\b")
 _state: dict[str, Any] = {"configured": False}
@@ -109,14 +103,13 @@ def _redact(record: Any) -> None:
 
 
 def setup() -> None:
-    """The command line's loguru handler (replacing any other) and the Python logging form;
+    """The command line's loguru handler (replacing any other), with redaction;
     safe to call again."""
     logger.remove()
     logger.configure(patcher=_redact)
     logger.add(sys.stderr, level="INFO", format=FORMAT, filter=None if verbose() else ONCE)
     os.environ[CLI_ENV] = "1"
     _state["configured"] = True
-    quiet_hydra_logging()
 
 
 def setup_worker() -> None:
@@ -152,39 +145,14 @@ def repeats_note() -> str | None:
     return f"{extra} repeated {lines} not shown (like: {example}); {VERBOSE_ENV}=1 shows every line"
 
 
-class _QuietHydra(logging.Filter):
-    """Python logging records below WARNING are not shown unless verbose (Hydra's launch
-    lines: the sweep's own progress lines say the same)."""
+class HydraLines(logging.Filter):
+    """The filter of the handler Hydra sets up for its own log lines (benchreg's
+    ``hydra/hydra_logging=benchreg``: `LEVEL   message`): a record below WARNING is shown only
+    when verbose (Hydra's launch lines: the sweep's own progress lines say the same), and a
+    record shown is redacted."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return record.levelno >= logging.WARNING or verbose()
-
-
-def _shorten_handlers() -> None:
-    for handler in logging.getLogger().handlers:
-        if getattr(handler, "benchreg_short", False):
-            continue
-        handler.setFormatter(logging.Formatter(PLAIN_FORMAT))
-        handler.addFilter(_QuietHydra())
-        handler.benchreg_short = True  # type: ignore[attr-defined]
-
-
-def quiet_hydra_logging() -> None:
-    """After every logging set-up Hydra makes (it makes one per launch and per job), its
-    handlers get the short format and hide INFO unless verbose."""
-    try:
-        import hydra.core.utils as hydra_utils
-    except ImportError:  # library use without Hydra: nothing to do
-        return
-    original = getattr(hydra_utils.configure_log, "benchreg_original", hydra_utils.configure_log)
-
-    def configure_log(log_config: Any, verbose_config: Any = False) -> None:
-        original(log_config, verbose_config)
-        _shorten_handlers()
-
-    configure_log.benchreg_original = original  # type: ignore[attr-defined]
-    for name in HYDRA_LOG_MODULES:
-        module = sys.modules.get(name)
-        if module is not None and hasattr(module, "configure_log"):
-            module.configure_log = configure_log  # type: ignore[attr-defined]
-    _shorten_handlers()
+        if record.levelno < logging.WARNING and not verbose():
+            return False
+        record.msg, record.args = redact_text(record.getMessage()), None
+        return True

@@ -5,14 +5,13 @@ from __future__ import annotations
 import base64
 import contextlib
 import functools
-import logging
 import os
 import secrets
 import signal
 import sys
 import threading
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from hydra.types import RunMode
 from loguru import logger
 from omegaconf import DictConfig, OmegaConf
 
-from benchreg.app import lifetime, logs, modes
+from benchreg.app import logs, modes
 from benchreg.app.callbacks import SWEEP_RESULT
 from benchreg.app.config import (
     app_settings,
@@ -33,7 +32,7 @@ from benchreg.app.config import (
 from benchreg.app.errors import os_error, reject_secret_overrides, reword
 from benchreg.core.errors import BenchregError, IncompleteRunError
 from benchreg.core.outputs import write_error
-from benchreg.core.provenance import redact, redact_override, redact_text
+from benchreg.core.provenance import redact_override, redact_text
 from benchreg.core.resources import conf_dir
 
 _state = {"failures": 0}
@@ -114,14 +113,6 @@ OmegaConf.register_new_resolver("benchreg_job", _job_number, replace=True)
 OmegaConf.register_new_resolver("benchreg_uid", _uid, replace=True)
 
 
-def _importers() -> str:
-    """The registered importers' names, for the --help text."""
-    from benchreg.core import registry
-
-    return ", ".join(registry.importers.names()) or "(none registered)"
-
-
-OmegaConf.register_new_resolver("benchreg_importers", _importers, replace=True)
 register_family_roots()
 
 
@@ -160,8 +151,6 @@ def run_job(
     selected = app_settings(cfg).mode  # every run.* / model.* option checked before any work
     check_output_folder(out_dir)
     task = bound_task(cfg, searchpath)
-    if not multirun:
-        lifetime.keep_until_exit(task)
     if selected == "validate":
         report = modes.validate(task, cfg, out_dir)
         return {"validate": report, "failed": report["errors"] > 0}
@@ -184,7 +173,6 @@ def log_sweep_progress(sweep_dir: Path, num: int, overrides: Iterable[str] = ())
 
 @hydra.main(config_path=str(conf_dir()), config_name="config", version_base="1.3")
 def hydra_entry(cfg: DictConfig) -> dict[str, Any]:
-    lifetime.start_up_done()
     logs.setup_worker()  # a launcher's worker process: the command line's log format
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
@@ -262,87 +250,6 @@ def _drop_if_empty(out_dir: Path) -> None:
         out_dir.rmdir()
 
 
-def _save_redacted(cfg: Any, filename: str, output_dir: Path) -> None:
-    """Hydra's `.hydra/` copies (hydra.output_subdir), written with secrets redacted."""
-    output_dir.mkdir(parents=True, exist_ok=True)
-    plain = OmegaConf.to_container(cfg, resolve=False)
-    if isinstance(plain, list):
-        safe: Any = [redact_override(str(item)) for item in plain]
-    else:
-        safe = redact(plain)
-        job = safe.get("job") if isinstance(safe, dict) else None
-        if isinstance(job, dict) and isinstance(job.get("override_dirname"), str):
-            job["override_dirname"] = ",".join(
-                redact_override(o) for o in job["override_dirname"].split(",")
-            )
-        overrides = safe.get("overrides") if isinstance(safe, dict) else None
-        for key in ("task", "hydra"):
-            if isinstance(overrides, dict) and isinstance(overrides.get(key), list):
-                overrides[key] = [redact_override(str(o)) for o in overrides[key]]
-    with open(output_dir / filename, "w", encoding="utf-8") as handle:
-        handle.write(OmegaConf.to_yaml(OmegaConf.create(safe)))
-
-
-def _raise_through(func: Any) -> Any:
-    """Replaces Hydra's `run_and_report` (which prints multi-line errors and exits 1): errors
-    reach :func:`main`, which words them in one line."""
-    return func()
-
-
-# Command-line flags that choose another primary config or add config folders: with them, any
-# config may set `hydra.mode`, so Hydra's own look-up runs.
-CONFIG_FLAGS = ("--config-name", "-cn", "--config-path", "-cp", "--config-dir", "-cd")
-
-
-def mode_is_unset(overrides: Iterable[str], argv: Iterable[str] = ()) -> bool:
-    """Whether `hydra.mode` is provably unset for these overrides: no override sets it or
-    selects a `hydra/...` config (which could), no search path or config flag brings in other
-    configs, and benchreg's own configs never set it (a test composes them to check). Then
-    Hydra's `get_mode`, a whole composition only to read that key, returns None."""
-    if any(arg.split("=", 1)[0] in CONFIG_FLAGS for arg in argv):
-        return False
-    for override in overrides:
-        key = override.split("=", 1)[0].lstrip("+~")
-        if key == "hydra" or key.startswith(("hydra/", "hydra.mode", "hydra.searchpath")):
-            return False
-    return True
-
-
-def _composing_get_mode_only_when_needed(get_mode: Any) -> Any:
-    @functools.wraps(get_mode)
-    def guarded(self: Any, config_name: str | None, overrides: list[str]) -> Any:
-        if config_name == "config" and mode_is_unset(overrides, sys.argv[1:]):
-            return None  # Hydra's answer for an unset mode: RUN, or MULTIRUN with -m
-        return get_mode(self, config_name, overrides)
-
-    guarded.benchreg_guarded = True  # type: ignore[attr-defined]
-    return guarded
-
-
-def install_hydra_guards() -> None:
-    import hydra._internal.hydra as hydra_app
-    import hydra._internal.utils as hydra_utils
-    import hydra.core.utils as hydra_core_utils
-
-    if not os.environ.get("HYDRA_FULL_ERROR"):
-        hydra_utils.run_and_report = _raise_through
-    if not getattr(hydra_app.Hydra.get_mode, "benchreg_guarded", False):
-        hydra_app.Hydra.get_mode = _composing_get_mode_only_when_needed(hydra_app.Hydra.get_mode)
-    hydra_core_utils._save_config = _save_redacted  # type: ignore[assignment]
-    previous = logging.getLogRecordFactory()
-    if getattr(previous, "benchreg_redacts", False):
-        return
-
-    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
-        record = previous(*args, **kwargs)
-        if record.name.startswith("hydra"):
-            record.msg, record.args = redact_text(record.getMessage()), None
-        return record
-
-    factory.benchreg_redacts = True  # type: ignore[attr-defined]
-    logging.setLogRecordFactory(factory)
-
-
 def _fail(error: BenchregError) -> None:
     logger.error(error.message)
     sys.exit(error.exit_code)
@@ -366,20 +273,55 @@ def default_job_note() -> str:
 
 
 def main() -> None:
+    """`python -m benchreg [overrides]`: check the arguments, run Hydra, exit 2 when a job (or
+    an analysis of a sweep) failed."""
     logs.setup()
-    if not sys.argv[1:]:
-        logger.info(default_job_note())
-    try:
-        reject_task_group_folders(sys.argv[1:])
-        reject_secret_overrides(sys.argv[1:])
-    except BenchregError as exc:
-        _fail(exc)
-    install_hydra_guards()
+    check_arguments(sys.argv[1:])
     sys.argv[1:] = with_family_groups(sys.argv[1:])
     os.environ[UID_ENV] = secrets.token_hex(3)
     stopped_by = _stop_on_signals()
+    run_hydra(stopped_by)
+    if _state["failures"] or SWEEP_RESULT.get("not_ok"):
+        sys.exit(2)
+
+
+def check_arguments(argv: list[str]) -> None:
+    """What needs no config: the default job's note, a `task/` folder on the search path, a
+    secret on the command line (refused before Hydra echoes or stores it)."""
+    if not argv:
+        logger.info(default_job_note())
     try:
-        hydra_entry()
+        reject_task_group_folders(argv)
+        reject_secret_overrides(argv)
+    except BenchregError as exc:
+        _fail(exc)
+
+
+FULL_ERROR_ENV = "HYDRA_FULL_ERROR"  # Hydra's documented switch: raise errors, print nothing
+
+
+@contextlib.contextmanager
+def hydra_errors_raised() -> Iterator[None]:
+    """Hydra prints its own errors (several lines, exit 1) unless ``HYDRA_FULL_ERROR=1``; set
+    for the call (whatever the user set), they reach :func:`run_hydra`, which says them in one
+    line with exit 2."""
+    before = os.environ.get(FULL_ERROR_ENV)
+    os.environ[FULL_ERROR_ENV] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(FULL_ERROR_ENV, None)
+        else:
+            os.environ[FULL_ERROR_ENV] = before
+
+
+def run_hydra(stopped_by: dict[str, str]) -> None:
+    """The Hydra app; every error it raises said in one line (exit 2, 130 or 143), except one
+    that is neither benchreg's, Hydra's, OmegaConf's nor the file system's (a traceback)."""
+    try:
+        with hydra_errors_raised():
+            hydra_entry()
     except BenchregError as exc:
         _fail(exc)
     except BrokenPipeError:  # the reader went away (`--help | head`): stop quietly
@@ -395,8 +337,6 @@ def main() -> None:
         if error is None:
             raise
         _fail(error)
-    if _state["failures"] or SWEEP_RESULT.get("not_ok"):
-        sys.exit(2)
 
 
 def stopped_message(signame: str) -> str:
@@ -407,29 +347,30 @@ def stopped_message(signame: str) -> str:
     )
 
 
-TERM_GRACE_S = 20.0  # after SIGTERM, a clean stop gets this long before the process exits
+TERM_GRACE_S = 20.0  # after SIGTERM, a clean stop gets this long before the process ends
 
 
-def _exit_after_grace() -> None:
-    """A stop that has not finished its clean-up in time exits anyway: every answer is already
-    in the journal (flushed as it arrived), so the run still resumes."""
+def _end_after_grace() -> None:
+    """A stop that has not finished its clean-up in time ends anyway, killed by the SIGTERM it
+    got (its default action, exit status 143 in a shell): every answer is already in the
+    journal (flushed as it arrived), so the run still resumes."""
     sys.stderr.write(f"ERROR   {stopped_message('SIGTERM')} (clean-up took too long)\n")
     sys.stderr.flush()
-    os._exit(143)
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _stop_on_signals() -> dict[str, str]:
     """SIGTERM stops a run the way Ctrl-C does (journal closed, system closed, exit 143), also
     when SIGINT is ignored (a background job of a shell inherits that, and keeps it), and within
-    :data:`TERM_GRACE_S` whatever the clean-up does."""
+    :data:`TERM_GRACE_S` whatever the clean-up does; a second SIGTERM ends it at once."""
     seen: dict[str, str] = {}
 
     def on_term(signum: int, frame: Any) -> None:
-        if "signal" not in seen:
-            watchdog = threading.Timer(TERM_GRACE_S, _exit_after_grace)
-            watchdog.daemon = True
-            watchdog.start()
         seen["signal"] = "SIGTERM"
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the next SIGTERM ends the process
+        watchdog = threading.Timer(TERM_GRACE_S, _end_after_grace)
+        watchdog.daemon = True
+        watchdog.start()
         if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
             raise KeyboardInterrupt
         signal.raise_signal(signal.SIGINT)  # through asyncio's Ctrl-C handling when it runs

@@ -13,7 +13,7 @@ from typing import Any
 from loguru import logger
 from omegaconf import DictConfig
 
-from benchreg.app import lifetime, logs
+from benchreg.app import logs
 from benchreg.app.config import run_options, to_dict
 from benchreg.core.errors import BenchregError, IncompleteRunError
 from benchreg.core.io import atomic_write_json, atomic_write_jsonl
@@ -38,8 +38,6 @@ def run(task: Task, cfg: DictConfig, out_dir: Path, *, multirun: bool = False) -
         options=run_options(cfg),
         output=RunOutput(out_dir, to_dict(cfg), reuse_finished=multirun),
     )
-    if not multirun:
-        lifetime.keep_until_exit(evaluation)
     record = evaluation.record or {}
     if multirun and not logs.verbose():
         print(job_line(record, out_dir, reused=evaluation.reused))

@@ -4,7 +4,8 @@
 sweep again into the same folder resumes it (finished jobs are kept, unfinished ones resumed);
 another sweep into that folder is refused, and so is a second process while the first holds the
 folder's lock. The job states are read from the job folders, never from a process's memory, so
-they are right under any launcher.
+they are right under any launcher. ``multirun.yaml`` is the sweep's config as Hydra's basic
+sweeper saves it, with secrets redacted and the sweep folder written out.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from omegaconf import DictConfig, OmegaConf
+
 from benchreg.core.errors import BenchregError
 from benchreg.core.io import atomic_write_json
-from benchreg.core.provenance import redact_override
+from benchreg.core.provenance import redact, redact_override
 from benchreg.core.runfolder import (
     ERROR_FILE,
     METRICS_FILE,
@@ -30,6 +33,7 @@ from benchreg.core.runfolder import (
 )
 
 SWEEP_FILE = "sweep.json"
+MULTIRUN_FILE = "multirun.yaml"
 SWEEP_LOCK = ".sweep.lock"
 # folders of the sweep dir that are no job: `benchreg report` and `benchreg compare` outputs
 NOT_JOB_FOLDERS = frozenset({"report", "compare"})
@@ -64,6 +68,42 @@ def claim_sweep(sweep_dir: Path, jobs: Sequence[Sequence[str]]) -> Any:
 
 def release(lock: Any) -> None:
     release_lock(lock)
+
+
+def write_multirun_yaml(config: DictConfig, sweep_dir: Path) -> None:
+    """The sweep's config, redacted, with the sweep folder written out (re-resolving
+    `${now:...}` later could name the next second)."""
+    safe = redacted(OmegaConf.to_container(config, resolve=False))
+    safe.setdefault("hydra", {}).setdefault("sweep", {})["dir"] = str(sweep_dir)
+    save_yaml(safe, sweep_dir / MULTIRUN_FILE)
+
+
+def save_yaml(plain: Any, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(OmegaConf.to_yaml(OmegaConf.create(plain)))
+
+
+def redacted(plain: Any) -> Any:
+    """A config as plain containers (or a list of overrides), secrets redacted: every value of a
+    secret key or of a secret form, and the overrides Hydra records (`hydra.overrides.*`,
+    `hydra.job.override_dirname`) read as overrides."""
+    if isinstance(plain, list):
+        return [redact_override(str(item)) for item in plain]
+    safe = redact(plain)
+    hydra = safe.get("hydra") if isinstance(safe, dict) else None
+    if not isinstance(hydra, dict):
+        return safe
+    overrides = hydra.get("overrides")
+    for key in ("task", "hydra"):
+        if isinstance(overrides, dict) and isinstance(overrides.get(key), list):
+            overrides[key] = [redact_override(str(o)) for o in overrides[key]]
+    job = hydra.get("job")
+    if isinstance(job, dict) and isinstance(job.get("override_dirname"), str):
+        job["override_dirname"] = ",".join(
+            redact_override(o) for o in job["override_dirname"].split(",")
+        )
+    return safe
 
 
 def planned_jobs(sweep_dir: Path) -> list[list[str]] | None:

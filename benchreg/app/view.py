@@ -18,7 +18,7 @@ from benchreg.app.report import REPORT_DIR, read_sweep, write_sweep_browser
 from benchreg.app.report.samples import PROMPTS_FILE, SAMPLES_PAGE, BrowserJob, write_browser
 from benchreg.core.analysis import DamagedFileError, read_job
 from benchreg.core.errors import BenchregError
-from benchreg.core.io import iter_jsonl
+from benchreg.core.reader import json_lines
 from benchreg.core.runfolder import METRICS_FILE, RUN_FILE
 from benchreg.core.summary import is_incomplete
 
@@ -54,7 +54,7 @@ def write_view(folder: Path, out: Path | None = None) -> Path:
     if (folder / PROMPTS_FILE).is_file():  # mode=prompts: the messages, nothing answered yet
         rows = [
             {"id": row.get("id"), "status": "prompt", "messages": row.get("messages")}
-            for _, row in iter_jsonl(folder / PROMPTS_FILE)
+            for _, row, _ in json_lines(folder / PROMPTS_FILE)
             if isinstance(row, dict)
         ]
         page = BrowserJob(name=folder.name, state="prompts", rows=rows, folder=None)

@@ -509,10 +509,10 @@ def read_checked(path: Path, check: Callable[[Any, Path, str], dict[str, Any]]) 
 
 def _sample_rows(path: Path) -> Iterable[dict[str, Any]]:
     """The rows of a samples.jsonl, each an object with an `id` (file:line when not)."""
-    from benchreg.core.io import iter_jsonl
+    from benchreg.core.reader import json_lines
 
     try:
-        for number, row in iter_jsonl(path):
+        for number, row, _ in json_lines(path):
             shape = _Shape(path, "", number)
             row = shape.obj(row)
             sample_id = shape.field(

@@ -321,3 +321,33 @@ def _deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]
         else:
             out[key] = value
     return out
+
+
+def load_spec(name: str, extra_folders: Iterable[Path] = ()) -> tuple[TaskSpec, list[Path], Path]:
+    """The entry ``name`` found, composed and validated (not bound): its spec, the files it was
+    composed from and its own file. An entry must carry its own name (its path under the tasks
+    folder); another name is one located error."""
+    folders = task_folders(extra_folders)
+    path = find_task_file(name, folders)
+    if path is None:
+        raise unknown_task(name, folders)
+    data, sources = compose_entry(path, folders)
+    spec = spec_from_mapping(data, sources, entry=path)
+    expected = entry_name(path, folders)
+    if expected is not None and spec.name != expected:
+        raise BenchregError(
+            f"the entry at {expected!r} says `name: {spec.name}`",
+            where=locate_key(sources, ["name"]) or path,
+            fix=f"write `name: {expected}` (an entry's name is its path under the tasks folder; "
+            "other names go under `aliases`)",
+        )
+    return spec, list(sources), path
+
+
+def entry_name(path: Path, folders: Iterable[Path]) -> str | None:
+    """The name an entry file stands for: its path under its folder's entries, without `.yaml`."""
+    for folder in folders:
+        root = entries_root(folder).resolve()
+        if path.resolve().is_relative_to(root):
+            return path.resolve().relative_to(root).with_suffix("").as_posix()
+    return None

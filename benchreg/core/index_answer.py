@@ -36,22 +36,22 @@ class IndexInto:
         self.reply_key = reply_key
 
     def check(self, answer: Any, sample: Sample) -> Checked:
-        if type(answer) is int and 0 <= answer < sample.length_of(self.key):  # (not a bool)
+        if type(answer) is int and 0 <= answer < len(sample.input[self.key]):  # (not a bool)
             return _VALID.get(answer) or _valid(answer)
         if isinstance(answer, bool) or not isinstance(answer, int):
             return Checked(answer, Status.INVALID, f"{self.noun} must be an int, got {answer!r}")
-        n = sample.length_of(self.key)
+        n = len(sample.input[self.key])
         if not 0 <= answer < n:
             return Checked(answer, Status.OUT_OF_RANGE, f"{self.noun} {answer} outside 0..{n - 1}")
         return Checked(answer)
 
     def random(self, sample: Sample, rng: random.Random) -> int:
-        return rng.randrange(sample.length_of(self.key))
+        return rng.randrange(len(sample.input[self.key]))
 
     def json_schema(self, sample: Sample) -> dict[str, Any] | None:
         """``{"<reply_key>": <one of 0..n-1>}``: an enum rather than minimum/maximum, which not
         every grammar converter supports (llama-cpp-python's does not)."""
-        n = sample.length_of(self.key)
+        n = len(sample.input[self.key])
         index = {"type": "integer", "enum": list(range(n))}
         if self.reply_key is None:
             return index
@@ -64,7 +64,7 @@ class IndexInto:
 
     def choices(self, sample: Sample) -> Choices:
         """Index i written as ``{"<reply_key>": i}`` (or bare, without a reply key)."""
-        n = sample.length_of(self.key)
+        n = len(sample.input[self.key])
         prefix, suffix = ("", "")
         if self.reply_key is not None:
             prefix, suffix = "{" + json.dumps(self.reply_key) + ":", "}"

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
@@ -13,42 +14,27 @@ from typing import Any
 
 import orjson
 
-from benchreg.core.digests import RACY_NS, sha256_file  # noqa: F401  (the io API)
 from benchreg.core.errors import BenchregError, at
 
+RACY_NS = 2_000_000_000  # a file changed this recently may change again within its clock tick
+_DIGESTS: dict[tuple[str, int, int, int, int, int], str] = {}
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line_number, object)`` for every non-blank line; malformed JSON names file:line.
 
-    orjson reads the file when its values are provably those of `json` line by line
-    (:func:`benchreg.core.fastjson.json_lines`); anything else is read here, line by line."""
-    from benchreg.core.fastjson import json_lines
-
-    fast = json_lines(path)
-    if fast is not None:
-        yield from fast
-        return
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise BenchregError("file not found", where=path) from None
-    for number, line_bytes in enumerate(raw.splitlines(), start=1):
-        try:
-            line = line_bytes.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise BenchregError(
-                f"not UTF-8 text (byte {exc.start} of the line)", where=at(path, number)
-            ) from None
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BenchregError(
-                f"malformed JSON ({exc.msg}, column {exc.colno})",
-                where=at(path, number),
-                fix="each line must be one JSON object",
-            ) from None
+def sha256_file(path: Path) -> str:
+    """The sha256 of ``path``'s bytes (hex), computed once per process for an unchanged file
+    (same real path, device, inode, size and change times). A later write sets both times to
+    its now, so it could go unseen only while both are that recent: such a file is hashed
+    every time."""
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    identity = (real, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    digest = _DIGESTS.get(identity)
+    if digest is None:
+        with open(real, "rb") as handle:
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
+        if time.time_ns() - min(st.st_mtime_ns, st.st_ctime_ns) > RACY_NS:
+            _DIGESTS[identity] = digest
+    return digest
 
 
 def confined(path: Path, root: Path, *, what: str = "data path") -> Path:
@@ -168,26 +154,6 @@ def check_yaml_node(node: Any, path: Path) -> None:
 
     if node is not None:
         size(node)
-
-
-_DATA_CACHES: list[Any] = []
-
-
-def data_cache(fn: Any) -> Any:
-    """Mark ``fn`` (a `functools` cache of data read from files, shared by the jobs of a sweep)
-    as one :func:`release_data_caches` empties."""
-    _DATA_CACHES.append(fn)
-    return fn
-
-
-def release_data_caches() -> None:
-    """Empty the data caches (end of a sweep: its jobs are done, the summary and report reuse
-    the memory)."""
-    import gc
-
-    for fn in _DATA_CACHES:
-        fn.cache_clear()
-    gc.collect()
 
 
 def sha256_text(text: str) -> str:

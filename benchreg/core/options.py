@@ -15,6 +15,7 @@ class RunOptions:
     progress: bool = True
     cache: str = "read_write"  # model response cache: read_write | read_only | off
     cache_dir: str | None = None  # None: the default cache folder (see benchreg.systems)
+    data_cache: bool = True  # loaded data kept for the next run on the same files (core.load)
     overwrite: bool = False  # replace a run folder that holds another (or a finished) run
     final: bool = False  # a final-acceptance run: the views a task declares frozen may be read
     # failed requests (status `error`) scored as wrong answers and the run marked complete;

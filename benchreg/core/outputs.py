@@ -13,6 +13,7 @@ from benchreg.core.io import (
     atomic_write_jsonl,
     json_default_or_text,
 )
+from benchreg.core.load import gc_paused
 from benchreg.core.provenance import (
     environment,
     file_hashes,
@@ -21,7 +22,6 @@ from benchreg.core.provenance import (
     scrub,
     spec_sha256,
 )
-from benchreg.core.reader import gc_paused
 from benchreg.core.result import RunResult
 from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
 from benchreg.core.scoring import sample_rows

@@ -5,10 +5,9 @@ together; every mode (run, validate, prompts) starts with :func:`prepare`.
 
 from __future__ import annotations
 
-import functools
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,8 @@ from loguru import logger
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.io import confined, read_text
+from benchreg.core.load import gc_paused
 from benchreg.core.options import DEFAULT_OPTIONS, RunOptions
-from benchreg.core.reader import gc_paused
 from benchreg.core.system import Labelled, System, SystemContext
 from benchreg.core.task import Task
 from benchreg.core.types import Dataset, Degraded, LoadContext, Message, Sample
@@ -38,7 +37,9 @@ def data_root_for(task: Task, roots: Mapping[str, Any]) -> Path:
     return root.resolve()
 
 
-def load_context(task: Task, view: str | None, data_root: Path) -> LoadContext:
+def load_context(
+    task: Task, view: str | None, data_root: Path, *, cache: bool = True
+) -> LoadContext:
     return LoadContext(
         data_root=data_root,
         data=tuple(confined(Path(rel), data_root, what="data path") for rel in task.data),
@@ -47,6 +48,7 @@ def load_context(task: Task, view: str | None, data_root: Path) -> LoadContext:
         task_name=task.name,
         parser=_gold_parser(task),
         parser_ref=_parser_ref(task),
+        cache=cache,
     )
 
 
@@ -82,9 +84,11 @@ def guard_frozen(task: Task, view: str | None, *, final: bool) -> None:
         )
 
 
-def load_dataset(task: Task, view: str | None, data_root: Path, *, final: bool = False) -> Dataset:
+def load_dataset(
+    task: Task, view: str | None, data_root: Path, *, final: bool = False, cache: bool = True
+) -> Dataset:
     guard_frozen(task, view, final=final)
-    dataset = task.loader.component(load_context(task, view, data_root))
+    dataset = task.loader.component(load_context(task, view, data_root, cache=cache))
     if not dataset.samples:
         raise BenchregError(
             f"task {task.name} (view {view}) has no samples",
@@ -179,24 +183,15 @@ def prepare(
     view = task.resolve_view(view)
     data_root = data_root_for(task, roots)
     with gc_paused():
-        dataset = load_dataset(task, view, data_root, final=options.final)
+        cache = options.data_cache
+        dataset = load_dataset(task, view, data_root, final=options.final, cache=cache)
         samples = dataset.samples[: options.limit] if options.limit else dataset.samples
-        findings = run_validators(task, dataset, load_context(task, view, data_root))
+        findings = run_validators(task, dataset, load_context(task, view, data_root, cache=cache))
     for warning in [*dataset.warnings, *map(str, findings)] if announce else []:
         logger.warning(warning)
     templates = {part: read_text(path) for part, path in template_files(task, data_root).items()}
     seconds = {"load": time.perf_counter() - tic}
     return PreparedRun(task, view, data_root, dataset, samples, findings, templates, seconds)
-
-
-def system_prefetch(task: Task, system_cfg: Mapping[str, Any]) -> Callable[[], object] | None:
-    """What building the system reads, to be read ahead while the data loads (core.idle), or
-    None: a system factory with a ``prefetch(cfg, task)`` attribute names it (``model=
-    predictions``: its file, decoded into its reader's cache). Loads and looks up nothing: a
-    system not registered yet is prefetched for by none (build_system looks it up)."""
-    factory = registry.systems.registered().get(str(system_cfg.get("name")))  # no lookup
-    prefetch = getattr(factory, "prefetch", None)
-    return functools.partial(prefetch, system_cfg, task) if prefetch is not None else None
 
 
 def build_system(

@@ -39,7 +39,6 @@ class Progress:
         if enabled and on_terminal:
             from tqdm import tqdm
 
-            without_monitor_thread()
             self._bar = tqdm(
                 total=total, desc=label, unit="it", delay=DELAY_S, leave=False, file=sys.stderr
             )
@@ -66,12 +65,3 @@ class Progress:
             self._bar = None
         if self.enabled and elapsed >= self.every_s:
             logger.info(f"{self.label}: {self.done}/{self.total} done in {elapsed:.1f} s")
-
-
-def without_monitor_thread() -> None:
-    """tqdm bars (ours, and those of libraries such as bm25s, shown or not) start no monitor
-    thread: it would live on, and a process with another thread running forks no copies of
-    itself (core.partload). The bars refresh as they advance."""
-    from tqdm import tqdm
-
-    tqdm.monitor_interval = 0

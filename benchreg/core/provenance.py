@@ -150,7 +150,7 @@ def file_hashes(paths: Iterable[Path], root: Path | None = None) -> dict[str, st
 @cache
 def package_versions() -> dict[str, str | None]:
     """Versions of the core's packages and of every package a registered family names."""
-    from benchreg.core.family import all_families
+    from benchreg.core.registry import all_families
 
     names = list(CORE_PACKAGES)
     for family in all_families():

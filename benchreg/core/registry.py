@@ -19,27 +19,26 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from benchreg.core.errors import UnknownComponentError
-
-if TYPE_CHECKING:
-    from benchreg.core.family import Family
-    from benchreg.core.reporting import ReportPart
-    from benchreg.core.system import SystemFactory
-    from benchreg.core.types import (
-        AnalysisFn,
-        AnswerSchema,
-        BaselineFactory,
-        CountsFn,
-        Loader,
-        MetricFactory,
-        Parser,
-        PredictionReader,
-        PromptRenderer,
-        ResolverFactory,
-        ValidatorFn,
-    )
+from benchreg.core.family import Family
+from benchreg.core.reporting import ReportPart
+from benchreg.core.types import (
+    AnalysisFn,
+    AnswerSchema,
+    BaselineFactory,
+    CountsFn,
+    Loader,
+    MetricFactory,
+    Parser,
+    PredictionReader,
+    PromptRenderer,
+    ResolverFactory,
+    SystemFactory,
+    ValidatorFn,
+)
 
 T = TypeVar("T")
 
@@ -102,7 +101,7 @@ class Registry(Generic[T]):
 
 
 COMPONENT_GROUP = "benchreg.components"  # modules registering built-in metrics, systems, ...
-FAMILY_GROUP = "benchreg.families"  # one package per family (benchreg.core.family)
+FAMILY_GROUP = "benchreg.families"  # one package per family (register_family)
 _loaded: set[str] = set()  # "core", "families", "all", and "family:<name>" for each family
 _family_modules: dict[str, tuple[str, ...]] = {}  # family -> its component modules
 
@@ -202,3 +201,76 @@ FIELDS: tuple[ComponentField, ...] = (
     ComponentField("analyses", analyses, 1, True, "analysis"),
     ComponentField("validators", validators, 2, True, "validators"),
 )
+
+
+# --- families ------------------------------------------------------------------------------
+
+REPORT_MODULE = "report"  # registers the family's report part (benchreg.core.reporting)
+IMPORTERS_MODULE = "importers"  # registers `benchreg import <source>` importers (a package too)
+
+
+def component_modules() -> tuple[str, ...]:
+    """The module names a family may have that register components, in import order: one per
+    spec field of :data:`FIELDS`, then the report part and importers."""
+    return (*dict.fromkeys(f.module for f in FIELDS), REPORT_MODULE, IMPORTERS_MODULE)
+
+
+def _has_module(folder: Path, name: str) -> bool:
+    return (folder / f"{name}.py").is_file() or (folder / name / "__init__.py").is_file()
+
+
+def register_family(
+    package: str,
+    package_file: str,
+    *,
+    release_prompts: str | None,
+    packages: tuple[str, ...] = (),
+) -> Family:
+    """Register the family of ``package`` (call it from the family's ``__init__`` with
+    ``__name__, __file__``): the family is named after the package, its `sample/` and `prompts/`
+    sit beside it (and `conf/`, config groups of its own options, when it has one), and its
+    component modules (those of :func:`component_modules` it has) are imported, so that they
+    register their components, when the family is first looked up
+    (:func:`load_family`)."""
+    here = Path(package_file).resolve().parent
+    family = Family(
+        name=family_name(package),
+        sample_root=here / "sample",
+        prompts_dir=here / "prompts",
+        release_prompts=release_prompts,
+        packages=packages,
+        conf_dir=here / FAMILY_CONF if (here / FAMILY_CONF).is_dir() else None,
+    )
+    families.add(family.name, family)
+    modules = tuple(f"{package}.{m}" for m in component_modules() if _has_module(here, m))
+    defer_family_modules(family.name, modules)
+    return family
+
+
+FAMILY_CONF = "conf"  # a family's own config groups, in its package folder
+
+
+def family_name(package: str) -> str:
+    """A family is named after its package (``benchreg.families.molp2s`` -> ``molp2s``)."""
+    return package.rsplit(".", 1)[-1]
+
+
+def family_folders() -> dict[str, Path]:
+    """Each family's package folder, by family name, from the entry points that register the
+    families (:data:`FAMILY_GROUP`), importing no family."""
+    from importlib.metadata import entry_points
+    from importlib.util import find_spec
+
+    folders: dict[str, Path] = {}
+    for entry in entry_points(group=FAMILY_GROUP):
+        spec = find_spec(entry.module)
+        if spec is not None and spec.submodule_search_locations:
+            folders[family_name(entry.module)] = Path(spec.submodule_search_locations[0])
+    return dict(sorted(folders.items()))
+
+
+def all_families() -> list[Family]:
+    """Every registered family (their packages imported, not their components)."""
+    load_families()
+    registered = families.registered()
+    return [registered[name] for name in sorted(registered)]

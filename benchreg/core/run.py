@@ -20,14 +20,13 @@ from typing import Any, TypeVar
 
 from loguru import logger
 
-from benchreg.core import idle
 from benchreg.core.io import read_json
 from benchreg.core.journal import Journal
+from benchreg.core.load import gc_paused
 from benchreg.core.options import DEFAULT_OPTIONS, RunOptions
 from benchreg.core.outputs import write_run
-from benchreg.core.pipeline import PreparedRun, build_system, prepare, system_prefetch
+from benchreg.core.pipeline import PreparedRun, build_system, prepare
 from benchreg.core.progress import Progress
-from benchreg.core.reader import gc_paused
 from benchreg.core.result import RunResult
 from benchreg.core.runfolder import METRICS_FILE, open_run_folder, run_fingerprint
 from benchreg.core.scoring import (
@@ -40,12 +39,7 @@ from benchreg.core.scoring import (
     strict_view,
     task_counts,
 )
-from benchreg.core.system import (
-    Budget,
-    System,
-    check_answers,
-    preflight,
-)
+from benchreg.core.system import Budget, System, SystemReport, check_answers, preflight
 from benchreg.core.task import Task
 from benchreg.core.types import Prediction, Request, Sample, Status, repeat_id
 
@@ -84,8 +78,7 @@ async def aevaluate(
     output: RunOutput | None = None,
 ) -> Evaluation:
     """Run ``task`` on the system ``system_cfg`` names; with ``output``, into its folder."""
-    with idle.offered(system_prefetch(task, system_cfg)):  # done while the data loads, maybe
-        prepared = prepare(task, view=view, roots=roots, options=options)
+    prepared = prepare(task, view=view, roots=roots, options=options)
     system = build_system(prepared, system_cfg, options)
     if output is None:
         await _checked(system)
@@ -202,29 +195,52 @@ async def aexecute(
 ) -> RunResult:
     """Ask the system for what the journal does not hold yet, then parse and score; the system
     is closed at the end, whatever happens."""
-    task, samples = prepared.task, prepared.samples
     seconds = dict(prepared.seconds)
     tic = time.perf_counter()
+    answers = await _answers(prepared, system, options, journal)
+    seconds["predict"] = time.perf_counter() - tic
+    tic = time.perf_counter()
+    with gc_paused():
+        predictions = [answers.by_id[s.id] for s in prepared.samples]
+        if answers.resumed and answers.report.stats:
+            answers.report.stats.update(attempts_total(predictions))
+        scored = _scored(prepared, predictions, answers.by_id, options)
+    seconds["score"] = time.perf_counter() - tic
+    return _result(prepared, system, predictions, scored, answers.report, seconds, options)
+
+
+@dataclass(slots=True)
+class _Answers:
+    by_id: dict[str, Prediction]  # by sample (and repeat) id
+    report: SystemReport
+    resumed: bool  # some answers came from the journal of an earlier attempt
+
+
+@dataclass(slots=True)
+class _Scored:
+    values: dict[str, Any]
+    primary: str
+    per_sample: dict[str, Any]
+    strict: dict[str, Any] | None
+
+
+async def _answers(
+    prepared: PreparedRun, system: System, options: RunOptions, journal: Journal | None
+) -> _Answers:
+    """Every answer: those the journal holds and the system's for the rest, with the system's
+    report. The journal and the system are closed at the end, whatever happens."""
     budget = Budget.from_options(asdict(options))
     try:
         done = journal.load() if journal is not None else {}
         _answer_sinks(system, journal, budget, done)
         if done:
-            logger.info(f"resuming: {len(done)} of {len(samples)} answers already journaled")
-        answered: list[Prediction] | None = None
-        with gc_paused():
-            todo = [s for s in samples if s.id not in done] if done else list(samples)
-            if _answers_directly(system, journal, budget, options):
-                answered = system.answers_for(todo)  # type: ignore[attr-defined]
-            else:
-                prompts = (
-                    prepared.render_prompts(todo) if system.needs_prompts else [() for _ in todo]
-                )
-                requests = [
-                    Request(sample=s, messages=m) for s, m in zip(todo, prompts, strict=True)
-                ]
-                requests += _repeat_requests(prepared, system, done, options.repeats)
-        if answered is None:
+            logger.info(f"resuming: {len(done)} of {len(prepared.samples)} answers journaled")
+        todo = [s for s in prepared.samples if s.id not in done]
+        if _answers_directly(system, journal, budget, options):
+            answered = system.answers_for(todo)  # type: ignore[attr-defined]
+        else:
+            with gc_paused():
+                requests = _requests(prepared, system, todo, done, options.repeats)
             answered = await _predict_in_batches(system, requests, options, journal, budget)
         report = system.report()
         if budget is not None:
@@ -233,49 +249,58 @@ async def aexecute(
         if journal is not None:
             journal.close()
         await system.aclose()
-    seconds["predict"] = time.perf_counter() - tic
+    return _Answers({**done, **{p.sample_id: p for p in answered}}, report, bool(done))
 
-    tic = time.perf_counter()
-    with gc_paused():
-        by_id = {**done, **{p.sample_id: p for p in answered}}
-        predictions = [by_id[s.id] for s in samples]
-        if done and report.stats:
-            report.stats.update(attempts_total(predictions))
-        parse_and_check(task, samples, predictions)
-        resolve(task, prepared.dataset, samples, predictions)
-        scores = score(
-            task,
-            samples,
-            predictions,
-            n_boot=options.n_boot,
-            seed=options.seed,
-            progress=options.progress,
-        )
-        if options.repeats > 1:  # run.repeats: every repeat scored, mean, majority, pass@k
-            runs = _repeat_runs(task, prepared, samples, by_id, options.repeats)
-            extra, each = repeat_scores(
-                task, samples, [predictions, *runs], n_boot=options.n_boot, seed=options.seed
-            )
-            scores.values.update(extra)
-            _record_repeats(predictions, runs, each, scores.primary)
-        # model.scoring=logprobs: log loss, Brier score, ECE (+ reliability bins)
-        scores.values.update(
-            probability_scores(samples, predictions, n_boot=options.n_boot, seed=options.seed)
-        )
-        strict_preds = strict_view(predictions)
-        strict = (
-            score(
-                task,
-                samples,
-                strict_preds,
-                n_boot=options.n_boot,
-                seed=options.seed,
-                progress=False,
-            ).values
-            if strict_preds is not None
-            else None
-        )
-    seconds["score"] = time.perf_counter() - tic
+
+def _requests(
+    prepared: PreparedRun,
+    system: System,
+    todo: list[Sample],
+    done: Mapping[str, Any],
+    repeats: int,
+) -> list[Request]:
+    """The requests of the samples not answered yet, then of their later repeats."""
+    prompts = prepared.render_prompts(todo) if system.needs_prompts else [() for _ in todo]
+    requests = [Request(sample=s, messages=m) for s, m in zip(todo, prompts, strict=True)]
+    return requests + _repeat_requests(prepared, system, done, repeats)
+
+
+def _scored(
+    prepared: PreparedRun,
+    predictions: list[Prediction],
+    by_id: Mapping[str, Prediction],
+    options: RunOptions,
+) -> _Scored:
+    """Parse, check, resolve and score the answers: the metrics of the first repeat, those over
+    every repeat (``run.repeats``), the option probabilities' scores (``model.scoring=logprobs``)
+    and the strict view of every metric when answers were degraded."""
+    task, samples = prepared.task, prepared.samples
+    boot = {"n_boot": options.n_boot, "seed": options.seed}
+    parse_and_check(task, samples, predictions)
+    resolve(task, prepared.dataset, samples, predictions)
+    scores = score(task, samples, predictions, progress=options.progress, **boot)
+    if options.repeats > 1:
+        runs = _repeat_runs(task, prepared, samples, by_id, options.repeats)
+        extra, each = repeat_scores(task, samples, [predictions, *runs], **boot)
+        scores.values.update(extra)
+        _record_repeats(predictions, runs, each, scores.primary)
+    scores.values.update(probability_scores(samples, predictions, **boot))
+    strict_preds = strict_view(predictions)
+    strict = None
+    if strict_preds is not None:
+        strict = score(task, samples, strict_preds, progress=False, **boot).values
+    return _Scored(scores.values, scores.primary, scores.per_sample, strict)
+
+
+def _result(
+    prepared: PreparedRun,
+    system: System,
+    predictions: list[Prediction],
+    scored: _Scored,
+    report: Any,
+    seconds: dict[str, float],
+    options: RunOptions,
+) -> RunResult:
     degraded = sum(1 for p in predictions if p.degraded)
     if degraded:
         logger.warning(
@@ -285,23 +310,23 @@ async def aexecute(
     statuses = status_counts(predictions)
     errors = statuses.get("error", 0)
     return RunResult(
-        task=task,
+        task=prepared.task,
         view=prepared.view,
         system_name=system.name,
         system_identity=system.identity,
         data_root=prepared.data_root,
         dataset=prepared.dataset,
-        samples=samples,
+        samples=prepared.samples,
         predictions=predictions,
-        metrics=scores.values,
-        primary=scores.primary,
-        per_sample=scores.per_sample,
+        metrics=scored.values,
+        primary=scored.primary,
+        per_sample=scored.per_sample,
         statuses=statuses,
-        counts=task_counts(task, samples, predictions),
+        counts=task_counts(prepared.task, prepared.samples, predictions),
         system_report=report,
         findings=prepared.findings,
         seconds=seconds,
-        strict=strict,
+        strict=scored.strict,
         complete=errors == 0 or options.accept_errors,
         errors_accepted=errors > 0 and options.accept_errors,
     )
@@ -345,7 +370,7 @@ def _answers_directly(
 ) -> bool:
     """Whether the system's answers are looked up by sample id (``answers_for``, a predictions
     file's) with no request built: nothing else sees the requests (no journal, budget, prompts
-    or repeats). 100,000 answers: 0.02 s instead of 0.15 s."""
+    or repeats), so building a request per sample would be work for nobody."""
     return (
         callable(getattr(system, "answers_for", None))
         and not system.needs_prompts

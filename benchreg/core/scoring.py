@@ -13,7 +13,6 @@ from benchreg.core.metric import Metric, MetricValue
 from benchreg.core.progress import Progress
 from benchreg.core.stats import resample_counts, resample_indices, wilson_ci
 from benchreg.core.task import BoundMetric, Task
-from benchreg.core.threads import ordered_map
 from benchreg.core.types import Degraded, Prediction, Sample, Status
 
 STATS_CHUNK = 2000  # samples per call of Metric.stats (progress is reported between chunks)
@@ -214,10 +213,8 @@ class _SharedBootstrap:
             return out
 
         values: list[list[np.ndarray]] = [[] for _ in jobs]
-        # the draws in order here; each chunk's counts, totals and values in a thread (numpy
-        # runs them without the GIL): the same values as one chunk after another
         indices = resample_indices(n, self.n_boot, self.seed, BOOT_CELLS)
-        for chunk in ordered_map(chunk_values, indices):
+        for chunk in map(chunk_values, indices):
             for j, rows in enumerate(chunk):
                 values[j].append(rows)
         out = []
@@ -242,8 +239,8 @@ class _ColumnTotals:
         self.ones = ~np.any(columns != 1.0, axis=0)
         rest = ~(self.zeros | self.ones)
         self.rest = np.flatnonzero(rest)
-        # distinct columns by their bytes: np.unique(axis=0) sorts them as structured records,
-        # 0.75 s for a few columns of 100,000 samples
+        # distinct columns by their bytes: np.unique(axis=0) would sort them as structured
+        # records, which is slow for long columns
         rows = np.ascontiguousarray(columns[:, rest].T)
         first: dict[bytes, int] = {}  # a column's bytes -> its index among the distinct ones
         picks: list[int] = []
@@ -380,33 +377,45 @@ def sample_rows(
             "raw_output": pred.raw_text,
             "answer": answer,
             "gold": sample.gold,
-            "status": pred.status._value_,  # (.value is a property: slower, the same)
+            "status": pred.status.value,
             "score": primary_column[i],
         }
         if cut:
             row["answer_cut"] = cut
         if several:
             row["scores"] = {name: column[i] for name, column in columns.items()}
-        if pred.detail:
-            row["detail"] = pred.detail
-        if pred.degraded:
-            row["degraded"] = pred.degraded
-        if pred.latency_s is not None:
-            row["latency_s"] = pred.latency_s
-        if pred.metadata:
-            row["metadata"] = pred.metadata
-        meta = sample.meta
+        _add_prediction_notes(row, pred)
+        meta = _public_meta(sample.meta, private)
         if meta:
-            keys = tuple(meta)
-            hidden = private.get(keys)
-            if hidden is None:
-                hidden = private[keys] = any(k.startswith("_") for k in keys)
-            if hidden or type(meta) is not dict:
-                meta = {k: v for k, v in meta.items() if not k.startswith("_")}
-            if meta:
-                row["meta"] = meta
+            row["meta"] = meta
         rows.append(row)
     return rows
+
+
+def _add_prediction_notes(row: dict[str, Any], pred: Prediction) -> None:
+    """What the prediction says beside its answer, where it says anything."""
+    if pred.detail:
+        row["detail"] = pred.detail
+    if pred.degraded:
+        row["degraded"] = pred.degraded
+    if pred.latency_s is not None:
+        row["latency_s"] = pred.latency_s
+    if pred.metadata:
+        row["metadata"] = pred.metadata
+
+
+def _public_meta(meta: Any, private: dict[tuple[str, ...], bool]) -> Any:
+    """The sample's meta without its ``_`` keys (``private`` remembers which key sets have
+    one, so most samples' meta is taken as it is)."""
+    if not meta:
+        return meta
+    keys = tuple(meta)
+    hidden = private.get(keys)
+    if hidden is None:
+        hidden = private[keys] = any(k.startswith("_") for k in keys)
+    if hidden or type(meta) is not dict:
+        return {k: v for k, v in meta.items() if not k.startswith("_")}
+    return meta
 
 
 # --- option probabilities (model.scoring=logprobs) ---------------------------------------------
@@ -434,6 +443,36 @@ def _correct_set(gold: Any) -> set[int] | None:
     return None
 
 
+class _ProbabilityRows:
+    """Each scored sample's log loss, Brier score, top-choice confidence and correctness."""
+
+    def __init__(self) -> None:
+        self.losses: list[float] = []
+        self.briers: list[float] = []
+        self.confidence: list[float] = []
+        self.correct: list[float] = []
+        self.sum_error = 0.0
+
+    def add(self, sample: Sample, pred: Prediction) -> None:
+        probs = pred.metadata.get("option_probs")
+        good = _correct_set(sample.gold)
+        if not probs or good is None or pred.status not in (Status.OK, Status.OUT_OF_RANGE):
+            return
+        p = np.asarray(probs, dtype=float)
+        self.sum_error = max(self.sum_error, abs(float(p.sum()) - 1.0))
+        if self.sum_error > PROB_SUM_TOLERANCE:
+            raise ValueError(f"option probabilities of {sample.id} sum to {p.sum()!r}, not 1")
+        inside = [g for g in good if 0 <= g < len(p)]
+        if not inside:
+            return
+        target = np.zeros_like(p)
+        target[inside] = 1.0 / len(inside)
+        self.losses.append(-float(np.log(max(float(p[inside].sum()), 1e-12))))
+        self.briers.append(float(((p - target) ** 2).sum()))
+        self.confidence.append(float(p.max()))
+        self.correct.append(float(int(p.argmax()) in good))
+
+
 def probability_scores(
     samples: Sequence[Sample], preds: Sequence[Prediction], *, n_boot: int = 1000, seed: int = 0
 ) -> dict[str, MetricValue]:
@@ -449,29 +488,14 @@ def probability_scores(
         return {}
     from benchreg.core.stats import bootstrap_mean_ci
 
-    losses, briers, confidence, correct, sum_error = [], [], [], [], 0.0
+    per = _ProbabilityRows()
     for sample, pred in zip(samples, preds, strict=True):
-        probs = pred.metadata.get("option_probs")
-        good = _correct_set(sample.gold)
-        if not probs or good is None or pred.status not in (Status.OK, Status.OUT_OF_RANGE):
-            continue
-        p = np.asarray(probs, dtype=float)
-        sum_error = max(sum_error, abs(float(p.sum()) - 1.0))
-        if sum_error > PROB_SUM_TOLERANCE:
-            raise ValueError(f"option probabilities of {sample.id} sum to {p.sum()!r}, not 1")
-        target = np.zeros_like(p)
-        inside = [g for g in good if 0 <= g < len(p)]
-        if not inside:
-            continue
-        target[inside] = 1.0 / len(inside)
-        losses.append(-float(np.log(max(float(p[inside].sum()), 1e-12))))
-        briers.append(float(((p - target) ** 2).sum()))
-        confidence.append(float(p.max()))
-        correct.append(float(int(p.argmax()) in good))
+        per.add(sample, pred)
+    losses, briers, confidence, correct = per.losses, per.briers, per.confidence, per.correct
     if not losses:
         return {}
     n, total = len(losses), len(samples)
-    common = {"probabilities_sum_to_1_within": PROB_SUM_TOLERANCE, "max_sum_error": sum_error}
+    common = {"probabilities_sum_to_1_within": PROB_SUM_TOLERANCE, "max_sum_error": per.sum_error}
 
     def ci(values: list[float]) -> tuple[tuple[float, float] | None, str | None]:
         if n_boot <= 0 or len(values) < 2:

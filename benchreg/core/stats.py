@@ -102,9 +102,8 @@ def bootstrap_mean_ci(
 
 # The two exact binomial tests below: up to EXACT_TAIL_MAX trials, the tail is summed here (in
 # integers for p = 1/2, in log space otherwise: what scipy.stats.binomtest gives, to ~1e-12
-# relative); beyond that, scipy.special's binomial tails. Importing scipy.special takes about
-# 0.3 s and scipy.stats about 0.7 s, a fifth of a 45-job sweep of the embedded sample, whose
-# tests pair at most a few hundred records.
+# relative); beyond that, scipy.special's binomial tails. Importing scipy is slower than the sums
+# for the few hundred records a sweep of the embedded sample pairs.
 EXACT_TAIL_MAX = 2000
 
 

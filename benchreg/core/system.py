@@ -77,7 +77,6 @@ class System(Protocol):
     async def aclose(self) -> None: ...
 
 
-SystemFactory = Callable[[Mapping[str, Any], SystemContext], System]
 
 
 AnswerSink = Callable[[Prediction], None]

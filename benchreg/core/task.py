@@ -15,16 +15,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from benchreg.core import registry
-from benchreg.core.entries import (
-    compose_entry,
-    entries_root,
-    find_task_file,
-    locate_key,
-    locate_value,
-    spec_from_mapping,
-    task_folders,
-    unknown_task,
-)
+from benchreg.core.entries import load_spec, locate_key, locate_value
 from benchreg.core.errors import BenchregError, UnknownComponentError
 from benchreg.core.family import Family
 from benchreg.core.metric import Metric
@@ -172,30 +163,8 @@ class Task:
 
 def load_task(name: str, extra_folders: Iterable[Path] = ()) -> Task:
     """Compose, validate and bind the task entry ``name`` (e.g. ``"molp2s/gap"``)."""
-    folders = task_folders(extra_folders)
-    path = find_task_file(name, folders)
-    if path is None:
-        raise unknown_task(name, folders)
-    data, sources = compose_entry(path, folders)
-    spec = spec_from_mapping(data, sources, entry=path)
-    expected = entry_name(path, folders)
-    if expected is not None and spec.name != expected:
-        raise BenchregError(
-            f"the entry at {expected!r} says `name: {spec.name}`",
-            where=locate_key(sources, ["name"]) or path,
-            fix=f"write `name: {expected}` (an entry's name is its path under the tasks folder; "
-            "other names go under `aliases`)",
-        )
+    spec, sources, path = load_spec(name, extra_folders)
     return bind(spec, sources, entry=path)
-
-
-def entry_name(path: Path, folders: Iterable[Path]) -> str | None:
-    """The name an entry file stands for: its path under its folder's entries, without `.yaml`."""
-    for folder in folders:
-        root = entries_root(folder).resolve()
-        if path.resolve().is_relative_to(root):
-            return path.resolve().relative_to(root).with_suffix("").as_posix()
-    return None
 
 
 def bind(spec: TaskSpec, sources: Sequence[Path] = (), *, entry: Path | None = None) -> Task:

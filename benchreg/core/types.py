@@ -12,7 +12,7 @@ Statuses have one meaning each, in every family:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -35,80 +35,12 @@ class Sample:
 
     ``input`` is what a system may see (family-specific), ``gold`` the reference answer in the
     family's answer schema (an index, a structured list, a string, a dict, a ranked list, ...).
-    A sample read back from the loaded-data cache may hold its input still encoded
-    (:class:`DeferredInput`): reading ``input`` decodes it, so it is always the input itself.
     """
 
     id: str
     input: Mapping[str, Any]
     gold: Any
     meta: Mapping[str, Any] = field(default_factory=dict)
-
-    def length_of(self, key: str) -> int:
-        """``len(self.input[key])``, read without decoding an input kept encoded when its
-        length was kept with it (what an index answer is checked against)."""
-        held = _HELD_INPUT.__get__(self, Sample)
-        if type(held) is DeferredInput:
-            length = held.lengths.get(key)
-            if length is not None:
-                return length  # type: ignore[no-any-return]
-        return len(self.input[key])
-
-
-class EncodedInputs(Protocol):
-    def values(self) -> Sequence[Mapping[str, Any]]: ...
-
-
-class DeferredInput:
-    """A sample's input kept encoded with those of its chunk of the loaded-data cache
-    (core.checkcache) until a part of the run reads it: a predictions run checks and scores an
-    index answer by the lengths alone (:meth:`Sample.length_of`). ``lengths``: the length of
-    every list value of the input, by key."""
-
-    __slots__ = ("_chunk", "_index", "lengths")
-
-    def __init__(self, chunk: EncodedInputs, index: int, lengths: Mapping[str, int]) -> None:
-        self._chunk = chunk
-        self._index = index
-        self.lengths = lengths
-
-    def value(self) -> Mapping[str, Any]:
-        return self._chunk.values()[self._index]
-
-
-_HELD_INPUT = Sample.input  # type: ignore[attr-defined]  # the slot's own descriptor
-
-
-def _input(sample: Sample) -> Mapping[str, Any]:
-    held = _HELD_INPUT.__get__(sample, Sample)
-    if type(held) is DeferredInput:
-        held = held.value()
-        _HELD_INPUT.__set__(sample, held)  # decoded once
-    return held  # type: ignore[no-any-return]
-
-
-# `input` reads through the slot, decoding a deferred input (the dataclass's __init__, __eq__,
-# __repr__ and pickling all go through this attribute, so they see the input itself)
-Sample.input = property(_input, _HELD_INPUT.__set__)  # type: ignore[assignment,method-assign]
-
-
-def samples_of_rows(rows: Iterable[Sequence[Any]]) -> list[Sample]:
-    """``[Sample(*row) for row in rows]`` for rows ``(id, input, gold, meta)`` (a loaded-data
-    cache entry's, whose inputs may be :class:`DeferredInput`), each made without the frozen
-    dataclass's ``__init__`` and its four ``object.__setattr__`` calls: 100,000 samples in 0.11 s
-    instead of 0.16 s."""
-    new, sample = object.__new__, Sample
-    set_id, set_input = Sample.id.__set__, _HELD_INPUT.__set__  # type: ignore[attr-defined]
-    set_gold, set_meta = Sample.gold.__set__, Sample.meta.__set__  # type: ignore[attr-defined]
-    out = []
-    for sample_id, inputs, gold, meta in rows:
-        made = new(sample)
-        set_id(made, sample_id)
-        set_input(made, inputs)
-        set_gold(made, gold)
-        set_meta(made, meta)
-        out.append(made)
-    return out
 
 
 @dataclass(slots=True)
@@ -222,6 +154,7 @@ class LoadContext:
     # which parser that is (registered name and params, as JSON): part of the key of what a
     # loader or validator caches from gold it read with the parser
     parser_ref: str | None = None
+    cache: bool = True  # the loaded-data cache may answer (`run.data_cache`, core.load)
 
 
 class Loader(Protocol):
@@ -308,6 +241,13 @@ class MetricFactory(Protocol):
     :class:`benchreg.core.metric.Metric`."""
 
     def __call__(self, **params: Any) -> Any: ...
+
+
+class SystemFactory(Protocol):
+    """Builds a run's system from its config (``model.*``) and its
+    :class:`benchreg.core.system.SystemContext`; returns a :class:`benchreg.core.system.System`."""
+
+    def __call__(self, cfg: Mapping[str, Any], ctx: Any, /) -> Any: ...
 
 
 class BaselineFactory(Protocol):

@@ -28,23 +28,17 @@ def cached_findings(
     files: Sequence[Path],
     key: Mapping[str, Any],
     find: Callable[[], list[Finding]],
+    *,
+    cache: bool = True,
 ) -> list[Finding]:
-    """A validator's findings kept in the loaded-data cache (:mod:`benchreg.core.checkcache`):
-    those of an earlier check of the same file contents with the same ``key`` (said in the
-    log), else ``find()``'s, kept for the next run. ``key`` must name everything the findings
-    depend on besides the files' bytes (params, parser, ...)."""
-    from loguru import logger
+    """A validator's findings through the loading door (:mod:`benchreg.core.load`): those of an
+    earlier check of the same file contents with the same ``key`` when the cache has them, else
+    ``find()``'s. ``key`` must name everything the findings depend on besides the files' bytes
+    (params, parser, ...)."""
+    from benchreg.core.load import LoadPlan, load
 
-    from benchreg.core import checkcache
+    def rows() -> list[tuple[str, str, str]]:
+        return [(f.where, f.message, f.severity) for f in find()]
 
-    cached = checkcache.loaded(kind, files, key)
-    if cached is not None:
-        logger.info(
-            f"{Path(files[0]).name}: {kind} findings ({len(cached)}) reused from an earlier "
-            f"check of the same file contents (cache {checkcache.cache_dir()})"
-        )
-        return [Finding(*row) for row in cached]
-    findings = find()
-    rows = [(f.where, f.message, f.severity) for f in findings]
-    checkcache.store_loaded(kind, files, rows, key)
-    return findings
+    loaded = load(LoadPlan(kind, tuple(files), rows, key), cache=cache)
+    return [Finding(*row) for row in loaded.value]

@@ -255,23 +255,43 @@ class FakeChatServer:
             return True
         return await self._chat(request, self.counts["chat"], writer, auth)
 
+    def _refusal(self, messages: list[Any], seen: int) -> tuple[int, str] | None:
+        """The status and message of a request this server refuses as configured, else None."""
+        if self.fail_all is not None:
+            self.counts[f"fault:{self.fail_all}"] += 1
+            return self.fail_all, "always failing"
+        if self.fail_after is not None and seen > self.fail_after:
+            self.counts["fault:gone"] += 1
+            return 503, "server is going away"
+        if self.reject_if is not None and self.reject_if(messages):
+            self.counts["rejected"] += 1
+            return 400, "prompt rejected by policy"
+        return None
+
+    def _formatted(self, request: Mapping[str, Any], text: str) -> str | None:
+        """The answer in the requested response format (None: a format this server refuses)."""
+        response_format = request.get("response_format")
+        if not isinstance(response_format, dict) or response_format.get("type") == "text":
+            return text
+        form = response_format.get("type")
+        if form not in self.formats and not self.ignore_format:
+            self.counts["format_refused"] += 1
+            return None
+        if form in self.formats:
+            schema = (response_format.get("json_schema") or {}).get("schema")
+            schema = response_format.get("schema", schema)
+            text = json.dumps(schema_answer(schema or {}, text), ensure_ascii=False)
+        return text
+
     async def _chat(
         self, request: Mapping[str, Any], seen: int, writer: asyncio.StreamWriter, auth: str = ""
     ) -> bool:
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
         messages = request.get("messages") or []
-        if self.fail_all is not None:
-            self.counts[f"fault:{self.fail_all}"] += 1
-            await self._send(writer, self.fail_all, {"error": {"message": "always failing"}})
-            return True
-        if self.fail_after is not None and seen > self.fail_after:
-            self.counts["fault:gone"] += 1
-            await self._send(writer, 503, {"error": {"message": "server is going away"}})
-            return True
-        if self.reject_if is not None and self.reject_if(messages):
-            self.counts["rejected"] += 1
-            await self._send(writer, 400, {"error": {"message": "prompt rejected by policy"}})
+        refusal = self._refusal(messages, seen)
+        if refusal is not None:
+            await self._send(writer, refusal[0], {"error": {"message": refusal[1]}})
             return True
         fault = None
         if seen <= self.fault_first:
@@ -281,19 +301,12 @@ class FakeChatServer:
         if fault is not None:
             self.counts[f"fault:{fault}"] += 1
             return await self._fault(fault, writer)
-        text = fake_answer(messages)
-        response_format = request.get("response_format")
-        if isinstance(response_format, dict) and response_format.get("type") != "text":
-            form = response_format.get("type")
-            if form not in self.formats and not self.ignore_format:
-                self.counts["format_refused"] += 1
-                message = f"response_format type {form!r} is not supported"
-                await self._send(writer, 400, {"error": {"message": message}})
-                return True
-            if form in self.formats:
-                schema = (response_format.get("json_schema") or {}).get("schema")
-                schema = response_format.get("schema", schema)
-                text = json.dumps(schema_answer(schema or {}, text), ensure_ascii=False)
+        text = self._formatted(request, fake_answer(messages))
+        if text is None:
+            form = (request.get("response_format") or {}).get("type")
+            message = f"response_format type {form!r} is not supported"
+            await self._send(writer, 400, {"error": {"message": message}})
+            return True
         if self.echo_key:
             text = f"You sent {auth!r}. {text}"
         self.counts["answered"] += 1

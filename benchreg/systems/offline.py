@@ -8,14 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from benchreg.core import digests, registry
+from benchreg.core import registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.system import PerSampleSystem, PredictionSetSystem, SystemContext
-from benchreg.core.task import Task
-
-# the systems registered here: answers from the run's inputs alone (no server, no requests), so
-# a sweep of them is CPU-bound work that may run in parallel processes (hydra.sweeper.workers)
-OFFLINE_SYSTEMS = frozenset({"predictions", "baseline", "random"})
 
 
 @registry.systems.register("predictions")
@@ -37,21 +32,8 @@ def predictions_system(cfg: Mapping[str, Any], ctx: SystemContext) -> Prediction
         )
     # model.params: reader options, checked like the entry's own
     reader = reader.with_params(dict(cfg.get("params") or {}), what="prediction reader")
-    digests.prefetch(resolved)  # hashed beside the reading: the run records its sha256
     prediction_set = reader(resolved.resolve(), ctx.samples, ctx.task.name)
     return PredictionSetSystem(f"predictions:{resolved.name}", prediction_set)
-
-
-def prefetch_predictions(cfg: Mapping[str, Any], task: Task) -> None:
-    """The predictions file decoded into its reader's cache ahead of :func:`predictions_system`
-    (core.idle), where the reader has a ``prefetch(path)`` attribute."""
-    path, reader = cfg.get("path"), task.predictions
-    prefetch = getattr(reader.component, "prefetch", None) if reader is not None else None
-    if path and path != "???" and prefetch is not None and not cfg.get("params"):
-        prefetch(Path(str(path)).expanduser().resolve())
-
-
-predictions_system.prefetch = prefetch_predictions  # type: ignore[attr-defined]
 
 
 @registry.systems.register("baseline")

@@ -11,7 +11,7 @@ from hydra.plugins.search_path_plugin import SearchPathPlugin
 
 class BenchregFamilyConfigs(SearchPathPlugin):
     def manipulate_search_path(self, search_path: ConfigSearchPath) -> None:
-        from benchreg.core.family import all_families
+        from benchreg.core.registry import all_families
 
         for family in all_families():
             if family.conf_dir is not None:

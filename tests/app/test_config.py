@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
 from benchreg.app.config import bound_task, mode, searchpath_folders
@@ -158,3 +163,173 @@ def test_a_search_path_folder_with_task_group_is_told_to_rename_it(tmp_path: Pat
         reject_task_group_folders(["task=mine/x", f"hydra.searchpath=[file://{tmp_path}]"])
     assert info.value.where == str(tmp_path / "task")
     assert "go under `tasks/`, not `task/`" in info.value.message
+
+
+# --- the pre-check: overrides judged before Hydra composes (benchreg.app.precheck) --------------
+
+# each a mistake the pre-check judges, alone or behind another; the app (without the pre-check)
+# must give the very same line
+JUDGED = [
+    ("run.limit=abc",),
+    ("run.limit=0",),
+    ("run.limit=1.5",),
+    ("run.limit='3'",),
+    ("run.seed=1e20",),
+    ("run.progress=no",),
+    ("run.cache=READ_WRITE",),
+    ("run.cache_dir=5",),
+    ("run.limt=3",),
+    ("run=5",),
+    ("mode=score",),
+    ("task=molp2s/gapp",),
+    ("task=cblue/cmeee-v2",),
+    ("task=../../etc/passwd",),
+    ("task=''",),
+    ("task=null",),
+    ("roots.molp2s=5",),
+    ("roots.molp=/x",),
+    ("model=baslin",),
+    ("modl=random",),
+    ("chunker=bogus",),
+    ("chunker=page", "model=bogus"),
+    ("model=bogus", "chunker=bogus"),
+    ("model=random", "model.seed=x"),
+    ("model=predictions",),
+    ("model.name=bogus",),
+    ("model.params.top_k=5",),
+    ("model=openai", "model.model=m", "model.backoff.multiplier=0.5"),
+    ("model=llama_cpp", "model.n_ctx=10"),
+    ("model.api_key=sk-abcdefghijklmnopqrstuvwx",),
+    ("run.limit=3", "run.limit=abc"),
+    ("task=nope", "run.limit=abc"),
+    ("run.limit=abc", "mode=foo"),
+    ("loader_params.split=x", "task=nope"),
+    ("model=random", "model.seed=3", "task=nope"),
+]
+
+
+@pytest.mark.parametrize("args", JUDGED, ids=" ".join)
+def test_the_precheck_says_what_the_app_says(args, tmp_path, monkeypatch) -> None:
+    import benchreg.__main__ as entry
+    from benchreg.app.precheck import check
+    from tests.errors.harness import run_in_process
+
+    argv = [*args, f"hydra.run.dir={tmp_path / 'run'}"]
+    with pytest.raises(BenchregError) as info:
+        check(argv)
+    assert "\n" not in info.value.message
+    monkeypatch.setattr(entry, "precheck", lambda args: None)  # the app alone, as before
+    app = run_in_process(argv, tmp_path, {})
+    assert app.code == info.value.exit_code == 2
+    assert app.error_lines() == [f"ERROR   {info.value.message}"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("task=molp2s/gap", "view=counterfactual"),  # fine: the app takes over
+        ("task=cblue/CMeIE-V2", "model=random", "run.limit=2", "hydra.run.dir=/tmp/x"),
+        ("chunker=page", "run.limit=abc"),  # a family's group: composed by Hydra only
+        ("-m", "run.limit=abc"),  # a sweep reports each job's error in its folder
+        ("+run.limt=3",),
+        ("run.limit=[1]",),
+        ("run.limit=1_000",),
+        ("run.limit=${oc.env:X}",),
+        ("task=a,b",),
+        ("view=sideways",),  # judged once the entry is bound
+        ("model=llama_cpp_gemma", "model.n_ctx=10"),  # its file has a defaults list
+        ("hydra.searchpath=[file:///nowhere]", "task=mine/x"),
+        ("hydra/launcher=jobib",),
+        ("--cfg", "job", "run.limit=abc"),
+    ],
+    ids=" ".join,
+)
+def test_the_precheck_leaves_the_rest_to_hydra_and_the_app(args) -> None:
+    from benchreg.app.precheck import check
+
+    assert check(list(args)) is None
+
+
+def test_a_bad_override_is_answered_without_hydra_or_a_family() -> None:
+    """Neither Hydra nor any family's components (loaders, parsers, ...) are imported."""
+    code = (
+        "import sys\n"
+        "from benchreg.app.precheck import check\n"
+        "for args in (['run.limit=abc'], ['task=nope'], ['model=baslin']):\n"
+        "    try: check(args)\n"
+        "    except Exception as exc: print(type(exc).__name__)\n"
+        "print([m for m in sys.modules if m.split('.')[0] == 'hydra'"
+        " or m.startswith('benchreg.families.') and m.count('.') > 2])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["BenchregError"] * 3 + ["[]"]
+
+
+def test_the_config_files_read_as_hydra_reads_them() -> None:
+    """The pre-check and `--help` read conf/ with PyYAML; OmegaConf (Hydra) reads the same."""
+    from benchreg.app.help import config_roots
+
+    paths = [path for root in config_roots() for path in sorted(root.rglob("*.yaml"))]
+    assert len(paths) > 5
+    for path in paths:
+        ours = yaml.safe_load(path.read_text("utf-8"))
+        assert ours == OmegaConf.to_container(OmegaConf.load(path), resolve=False), path
+
+
+@pytest.fixture(scope="module")
+def hydra_parser():
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    return OverridesParser.create()
+
+
+VALUE_TEXT = st.text(alphabet="aZeE_09187.+-/:@%*?|$\\'\" ,[]{}()=é\t", max_size=8)
+KEY_TEXT = st.text(alphabet="abZ_-.09/@+~$", min_size=1, max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=VALUE_TEXT, key=KEY_TEXT)
+@example(value="1_000", key="a")
+@example(value="01.5", key="a")
+@example(value="1.", key="a")
+@example(value=".5e-3", key="a")
+@example(value="007e1", key="a")
+@example(value="-inf", key="a")
+@example(value="NaN", key="a")
+@example(value="tRuE", key="a")
+@example(value="NULL", key="a")
+@example(value="True1", key="a")
+@example(value="+5", key="a")
+@example(value="00", key="a")
+@example(value="", key="a")
+@example(value="'a,b'", key="a")
+@example(value="molp2s/*", key="task")
+@example(value="/tmp/x@y:z", key="hydra.run.dir")
+@example(value="3", key="run.limit")
+def test_the_precheck_reads_an_override_as_hydra_does(hydra_parser, value, key) -> None:
+    """Whatever the pre-check reads, it reads as Hydra's override grammar does (same key, same
+    value of the same type); anything else it leaves to Hydra."""
+    from benchreg.app.precheck import Unjudged, read_override
+
+    arg = f"{key}={value}"
+    try:
+        ours = read_override(arg)
+    except Unjudged:
+        return
+    theirs = hydra_parser.parse_override(arg)
+    assert not theirs.is_sweep_override() and theirs.is_force_add() is False
+    assert theirs.key_or_group == ours.key and theirs.package is None
+    assert type(theirs.value()) is type(ours.value)
+    assert repr(theirs.value()) == repr(ours.value)  # nan == nan too
+
+
+def test_one_precheck_leaves_nothing_behind_for_the_next() -> None:
+    """A value set by one command line never shows in the next one's check (a process that
+    checks several, as the tests and a library user do)."""
+    from benchreg.app.precheck import check
+    from benchreg.core.errors import BenchregError
+
+    with pytest.raises(BenchregError, match=r"model\.seed"):
+        check(["model=random", "model.seed='x'"])
+    check(["model=random"])  # no error: the earlier value is gone

@@ -5,7 +5,6 @@ hints, `import` and `view` (in-process, on synthetic sweeps; the browser test re
 from __future__ import annotations
 
 import json
-import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -357,8 +356,16 @@ def test_help_lists_every_subcommand_and_the_common_overrides() -> None:
     for override in ("task=", "view=", "model=", "roots.<family>=", "run.limit=", "mode="):
         assert override in template, override
     assert "BENCHREG_VERBOSE=1" in template and "-m" in template
+    assert "python -m benchreg import --help lists the sources" in template
+
+
+def test_import_help_lists_every_registered_source(capsys) -> None:
+    from benchreg.app.commands import main as command_main
+
+    assert command_main(["import", "--help"]) == 0
+    listed = capsys.readouterr().out
     for name in registry.importers.names():
-        assert name in template
+        assert f"  {name} " in listed or listed.rstrip().endswith(f"  {name}"), name
 
 
 def test_comma_separated_values_without_m_get_the_hint() -> None:
@@ -473,28 +480,6 @@ def test_the_repeats_note_counts_what_was_held_back(monkeypatch: pytest.MonkeyPa
     note = logs.repeats_note()
     assert note is not None and note.startswith("2 repeated lines not shown (like: a.jsonl")
     assert logs.repeats_note() is None
-
-
-def test_hydra_info_lines_are_short_and_hidden_unless_verbose(monkeypatch) -> None:
-    import hydra.core.utils as hydra_utils
-
-    root = logging.getLogger()
-    before = list(root.handlers)
-    logs.quiet_hydra_logging()
-    try:
-        hydra_utils.configure_log(None)  # Hydra's own set-up: a handler on the root logger
-        added = [h for h in root.handlers if h not in before]
-        assert added and all(getattr(h, "benchreg_short", False) for h in added)
-        info = logging.LogRecord("hydra.launcher", logging.INFO, "", 0, "#0 : task=x", None, None)
-        warning = logging.LogRecord("hydra", logging.WARNING, "", 0, "careful", None, None)
-        assert not all(f.filter(info) for f in added[0].filters)
-        assert all(f.filter(warning) for f in added[0].filters)
-        assert added[0].format(warning) == "WARNING careful"
-        monkeypatch.setenv("BENCHREG_VERBOSE", "1")
-        assert all(f.filter(info) for f in added[0].filters)
-    finally:
-        for handler in [h for h in root.handlers if h not in before]:
-            root.removeHandler(handler)
 
 
 def test_joblib_temp_folders_are_released_before_the_tracker_stops(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""Launchers as config: basic, joblib and submitit_local sweeps with one failing job exit 2 with
-the failure listed, and leave no process behind; the SLURM example composes."""
+"""Launchers as config: benchreg (the default), basic, joblib and submitit_local sweeps with one
+failing job exit 2 with the failure listed, and leave no process behind; the SLURM example
+composes."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ print(json.dumps({"rc": proc.returncode, "stdout": proc.stdout, "stderr": proc.s
 """
 
 LAUNCHERS = {
-    "basic": None,
+    "benchreg": None,  # the default
+    "basic": None,  # Hydra's own
     "joblib": "hydra_plugins.hydra_joblib_launcher",
     "submitit_local": "hydra_plugins.hydra_submitit_launcher",
 }
@@ -81,7 +83,7 @@ def test_sweep_with_a_failing_job_exits_2_and_leaves_no_process(launcher: str, t
     need_plugin(LAUNCHERS[launcher])
     sweep = tmp_path / "sweep"
     args = ["-m", "task=molp2s/gap", "view=correct,shuffled,sideways", f"hydra.sweep.dir={sweep}"]
-    if launcher != "basic":
+    if launcher != "benchreg":
         args.append(f"hydra/launcher={launcher}")
     if launcher == "joblib":
         args.append("hydra.launcher.n_jobs=2")

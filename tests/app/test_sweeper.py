@@ -1,14 +1,25 @@
-"""The sweeper's `task=glob(...)` expansion over registered entries, checked before any job."""
+"""benchreg's sweeper: `task=glob(...)` over registered entries, the jobs as Hydra's basic sweeper
+makes them, a job whose overrides cannot be composed failing alone, the sweep folder claimed (a
+sweep resumed, another one refused) and `multirun.yaml` redacted."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import HydraException
+from omegaconf import OmegaConf, open_dict, read_write
 
+from benchreg.app.main import JOB_ERROR_KEY, decode_job_error
+from benchreg.app.sweepfolder import MULTIRUN_FILE, write_multirun_yaml
 from benchreg.core.entries import list_tasks, task_folders
 from benchreg.core.errors import BenchregError
-from hydra_plugins.benchreg_sweeper import covering_jobs, expand_task_overrides
+from benchreg.core.provenance import REDACTED
+from hydra_plugins.benchreg_sweeper import BenchregSweeper, covering_jobs, expand_task_overrides
+from hydra_plugins.benchreg_sweeper.jobs import job_batches
+from tests.app.conftest import compose_app
+from tests.errors.harness import run_in_process
 
 
 def task_values(overrides: list[str]) -> list[str]:
@@ -65,198 +76,207 @@ def test_each_distinct_override_is_validated_once() -> None:
     assert covering_jobs(batch) == batch[:3]
 
 
-def _loader_and_master(*overrides: str):
-    from hydra._internal.config_loader_impl import ConfigLoaderImpl
-    from hydra._internal.utils import create_config_search_path
-    from hydra.types import RunMode
+def batches(*overrides: str, size: int | None = None) -> list[list[list[str]]]:
+    return job_batches(OverridesParser.create().parse_overrides(list(overrides)), size)
+
+
+def test_jobs_are_the_product_of_the_values_in_override_order() -> None:
+    assert batches("task=a,b", "view=x,y", "run.limit=3") == [
+        [
+            ["task=a", "view=x", "run.limit=3"],
+            ["task=a", "view=y", "run.limit=3"],
+            ["task=b", "view=x", "run.limit=3"],
+            ["task=b", "view=y", "run.limit=3"],
+        ]
+    ]
+
+
+def test_jobs_honour_max_batch_size_and_hydra_sweep_forms() -> None:
+    jobs = batches("+a=range(0,5)", size=2)
+    assert jobs == [[["+a=0"], ["+a=1"]], [["+a=2"], ["+a=3"]], [["+a=4"]]]
+    assert batches("b=choice(x,y)", "b=z") == [[["b=z"]]]  # a key given twice: the last values
+    assert batches() == [[[]]]  # no override: one job
+    with pytest.raises(HydraException, match="sweep type"):
+        batches("lr=interval(0,1)")
+
+
+class CountingLoader:
+    """The sweep's config loader, counting the compositions the sweeper asks for."""
+
+    def __init__(self, loader) -> None:
+        self.loader = loader
+        self.composed: list[list[str]] = []
+
+    def load_sweep_config(self, master_config, sweep_overrides):
+        self.composed.append(list(sweep_overrides))
+        return self.loader.load_sweep_config(master_config, sweep_overrides)
+
+    def list_groups(self, parent_name):
+        return self.loader.list_groups(parent_name)
+
+
+@pytest.fixture
+def sweeper():
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.types import HydraContext, RunMode
 
     from benchreg.core.resources import conf_dir
 
-    loader = ConfigLoaderImpl(config_search_path=create_config_search_path(str(conf_dir())))
-    master = loader.load_configuration("config", list(overrides), RunMode.MULTIRUN)
-    return loader, master
+    with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
+        loader = GlobalHydra.instance().config_loader()
+        master = loader.load_configuration("config", [], RunMode.MULTIRUN)
+        sweeper = BenchregSweeper()
+        sweeper.config = master
+        sweeper.hydra_context = HydraContext(config_loader=CountingLoader(loader), callbacks=None)
+        yield sweeper
 
 
-def _plain(cfg) -> dict:
-    from omegaconf import OmegaConf
+def test_a_good_batch_is_checked_with_one_composition_per_shape(sweeper) -> None:
+    batch = [
+        [f"task={t}", f"view={v}"]
+        for t in ("molp2s/gap", "molp2s/dipole")
+        for v in ("correct", "shuffled")
+    ]
+    assert sweeper.mark_bad_jobs(batch) == batch
+    assert covering_jobs(batch) == batch[:3]  # the jobs checked, one shape: Hydra composes one
+    assert sweeper.hydra_context.config_loader.composed == batch[:1]
 
-    return OmegaConf.to_container(cfg, resolve=False)
+
+def test_a_job_that_cannot_be_composed_fails_alone_in_its_place(sweeper) -> None:
+    batch = [
+        ["task=molp2s/gap", "model=baseline"],
+        ["task=molp2s/gap", "model=bogus"],
+        ["task=molp2s/gap", "run.nosuchkey=1"],
+    ]
+    good, bad_group, bad_key = sweeper.mark_bad_jobs(batch)
+    assert good == batch[0]
+    assert bad_group[0] == "task=molp2s/gap" and len(bad_group) == 2  # model=bogus dropped
+    key, _, value = bad_group[1].partition("=")
+    assert key == f"+{JOB_ERROR_KEY}"
+    assert "model=bogus" in decode_job_error(value) and "\n" not in decode_job_error(value)
+    assert bad_key[0] == "task=molp2s/gap" and "run.nosuchkey" in decode_job_error(
+        bad_key[1].partition("=")[2]
+    )
+
+
+def summary_states(sweep: Path) -> list[tuple[str, str]]:
+    import csv
+
+    with (sweep / "summary.csv").open() as handle:
+        return [(row["status"], row["error"]) for row in csv.DictReader(handle)]
+
+
+def test_a_sweep_runs_its_good_jobs_and_exits_2_for_the_one_hydra_cannot_compose(
+    tmp_path: Path,
+) -> None:
+    sweep = tmp_path / "sweep"
+    args = ["-m", "task=molp2s/gap", "model=baseline,bogus,random", "run.bootstrap=0"]
+    outcome = run_in_process([*args, f"hydra.sweep.dir={sweep}"], tmp_path, {})
+    assert outcome.code == 2, outcome.text
+    states = summary_states(sweep)
+    assert [state for state, _ in states] == ["ok", "failed", "ok"]
+    assert "model=bogus" in states[1][1]
+    assert "Traceback" not in outcome.text
+    saved = OmegaConf.load(sweep / MULTIRUN_FILE)
+    assert saved.hydra.sweep.dir == str(sweep)  # written out, not `${now:...}`
+    assert "model=baseline,bogus,random" in saved.hydra.overrides.task
+
+
+def test_the_same_sweep_again_resumes_another_one_is_refused(tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep"
+    args = ["-m", "task=molp2s/gap", "view=correct,shuffled", "run.bootstrap=0"]
+    first = run_in_process([*args, f"hydra.sweep.dir={sweep}"], tmp_path, {})
+    assert first.code == 0, first.text
+    again = run_in_process([*args, f"hydra.sweep.dir={sweep}"], tmp_path, {})
+    assert again.code == 0 and again.out.count("already finished") == 2, again.text
+    other = run_in_process(
+        ["-m", "task=molp2s/gap", "view=counterfactual", f"hydra.sweep.dir={sweep}"], tmp_path, {}
+    )
+    assert other.code == 2 and "holds another sweep" in other.text
+    assert len(other.error_lines()) == 1 and "Traceback" not in other.text
+
+
+def test_multirun_yaml_is_redacted_with_the_sweep_folder_written_out(tmp_path: Path) -> None:
+    config = compose_app(
+        "model=random", "model.label=https://user:pa55word@example.org/v1", hydra_node=True
+    )
+    with read_write(config), open_dict(config):
+        config.hydra.overrides.task = ["model.api_key=sk-abcdefghijklmnopqrstuv", "task=x"]
+        config.hydra.job.override_dirname = "model.api_key=sk-abcdefghijklmnopqrstuv,task=x"
+    write_multirun_yaml(config, tmp_path)
+    text = (tmp_path / MULTIRUN_FILE).read_text()
+    assert "pa55word" not in text and "sk-abcdefghijklmnopqrstuv" not in text
+    saved = OmegaConf.load(tmp_path / MULTIRUN_FILE)
+    assert saved.hydra.overrides.task == [f"model.api_key={REDACTED}", "task=x"]
+    assert saved.hydra.job.override_dirname == f"model.api_key={REDACTED},task=x"
+    assert saved.hydra.sweep.dir == str(tmp_path) and saved.task == config.task
+
+
+# --- job configs: one Hydra composition per job shape (hydra_plugins.benchreg_sweeper.compose) --
 
 
 JOBS = [
     ["task=molp2s/gap", "view=correct"],
-    ["task=molp2s/gap", "view=shuffled"],  # derived from the first
-    ["task=molp2s/dipole", "view=counterfactual"],  # derived
-    ["task=molp2s/dipole", "view=null"],  # derived, a null value
-    ["task=molp2s/dipole", "view=counterfactual", "run.limit=3"],  # another shape: composed
-    ["task=molp2s/gap", "view=correct", "run.limit=5"],  # derived from the one above
-    ["task=molp2s/gap", "view=correct", "model=random"],  # a group: another shape
-    ["task=molp2s/gap", "view=shuffled", "model=random"],  # derived (same group choice)
-    ["task=molp2s/gap", "view=shuffled", "model=predictions"],  # a group changes: composed
+    ["task=molp2s/logp", "view=shuffled"],  # same shape: derived
+    ["task=cblue/CHIP-CTC", "view=dev", "run.limit=3"],  # a new shape
+    ["task=cblue/CMeEE-V2", "view=test", "run.limit=5"],
+    ["task=molp2s/gap", "view='counter factual'", "run.limit=null"],
+    ["task=molp2s/gap", "model=random", "model.seed=3"],  # a group choice: in the shape
+    ["task=molp2s/gap", "model=random", "model.seed=4"],
+    ["task=molp2s/gap", "model=predictions", "model.path=x.jsonl"],
+    ["task=reaction_mc/all_varying", "model=baseline", "+model.params.k=1"],
+    ["task=reaction_mc/all_varying", "model=baseline", "+model.params.k=2"],
+    ["task=molp2s/gap", "run=null"],  # a container replaced by a value: Hydra's own way
+    ["task=molp2s/gap", "run.limit=3", "run.limit=4"],  # a key set twice
+    ["task=molp2s/gap", "hydra.job.chdir=false"],
 ]
 
 
-def test_derived_job_configs_equal_a_fresh_composition() -> None:
-    from omegaconf import OmegaConf
+def sweep_loader() -> tuple[object, object]:
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.types import RunMode
 
-    from hydra_plugins.benchreg_sweeper.compose import ComposeCache
+    from benchreg.core.resources import conf_dir
 
-    loader, master = _loader_and_master("run.overwrite=true")
-    cache = ComposeCache(loader, loader.load_sweep_config)
-    for job in JOBS:
-        derived = cache(master, list(job))
-        fresh = loader.load_sweep_config(master, list(job))
-        assert _plain(derived) == _plain(fresh), job
-        assert OmegaConf.is_struct(derived) and not OmegaConf.is_readonly(derived.hydra)
-        assert derived.hydra.job.override_dirname == fresh.hydra.job.override_dirname
-    assert cache.copied == 5 and cache.composed == len(JOBS) - 5
+    initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3")
+    loader = GlobalHydra.instance().config_loader()
+    master = loader.load_configuration("config", ["hydra.sweep.dir=/tmp/x"], RunMode.MULTIRUN)
+    return loader, master
 
 
-def test_a_derived_config_is_a_copy_never_the_template() -> None:
-    from omegaconf import OmegaConf
+def test_each_job_config_is_what_hydra_composes() -> None:
+    from hydra.core.global_hydra import GlobalHydra
 
-    from hydra_plugins.benchreg_sweeper.compose import ComposeCache
+    from hydra_plugins.benchreg_sweeper.compose import JobConfigs
 
-    loader, master = _loader_and_master()
-    cache = ComposeCache(loader, loader.load_sweep_config)
-    first = cache(master, ["task=molp2s/gap", "view=correct"])
-    first.hydra.job.num = 7  # what the launcher does to the config it runs
-    first.task = "changed"
-    second = cache(master, ["task=molp2s/gap", "view=correct"])
-    assert cache.copied == 1
-    assert second.task == "molp2s/gap"
-    assert OmegaConf.is_missing(second.hydra.job, "num")
-
-
-def test_what_a_copy_cannot_take_is_composed_by_hydra() -> None:
-    from hydra.errors import ConfigCompositionException
-
-    from hydra_plugins.benchreg_sweeper.compose import ComposeCache
-
-    loader, master = _loader_and_master()
-    cache = ComposeCache(loader, loader.load_sweep_config)
-    cache(master, ["task=molp2s/gap", "run.limit=1"])
-    with pytest.raises(ConfigCompositionException):
-        cache(master, ["task=molp2s/gap", "run.nosuchkey=1"])  # another shape
-    composed = cache.composed
-    listed = cache(master, ["task=molp2s/gap", "run.limit=[1,2]"])  # not a scalar: composed
-    assert cache.composed == composed + 1
-    assert _plain(listed) == _plain(
-        loader.load_sweep_config(master, ["task=molp2s/gap", "run.limit=[1,2]"])
-    )
+    loader, master = sweep_loader()
+    try:
+        configs = JobConfigs(loader, master)
+        for job in JOBS:
+            ours = configs(job)
+            hydra = loader.load_sweep_config(master, job)
+            assert OmegaConf.to_yaml(ours) == OmegaConf.to_yaml(hydra), job
+            assert OmegaConf.is_readonly(ours.hydra) == OmegaConf.is_readonly(hydra.hydra)
+            assert ours.hydra.job.override_dirname == hydra.hydra.job.override_dirname
+        assert configs.composed == len(JOBS) - 4  # jobs 2, 4, 5 and 7: copies of a known shape
+    finally:
+        GlobalHydra.instance().clear()
 
 
-NESTED_JOBS = [
-    ["task=molp2s/gap", "model=predictions", "model.path=a.jsonl", "run.limit=3"],
-    ["task=molp2s/dipole", "model=predictions", "model.path=a.jsonl", "run.limit=3"],  # derived
-    ["task=molp2s/dipole", "model=predictions", "model.path=b.jsonl", "run.limit=3"],  # nested
-    ["task=molp2s/gap", "model=predictions", "model.path=a.jsonl", "run.limit=4"],  # derived
-]
+def test_a_job_config_is_never_shared_with_the_next_job() -> None:
+    from hydra.core.global_hydra import GlobalHydra
 
+    from hydra_plugins.benchreg_sweeper.compose import JobConfigs
 
-IN_PLACE_JOBS = [
-    *JOBS[:4],
-    ["task=molp2s/gap", "view=correct"],  # both values back to the template's own lines
-    ["task=molp2s/dipole", "view=correct"],  # the task changed again, the view as composed
-    *JOBS[4:],
-]
-
-
-@pytest.mark.parametrize(("jobs", "derived"), [(IN_PLACE_JOBS, 7), (NESTED_JOBS, 2)])
-def test_in_place_each_job_equals_a_fresh_composition_after_the_ones_before_it(
-    jobs: list[list[str]], derived: int
-) -> None:
-    """What the in-process launchers get: the template itself, run (made read-only, numbered,
-    its output folder set) before the next job is derived from it; every job still equals its
-    own fresh composition, a value an earlier job changed set back included."""
-    from hydra.core.hydra_config import HydraConfig
-    from omegaconf import OmegaConf, open_dict, read_write
-
-    from hydra_plugins.benchreg_sweeper.compose import ComposeCache
-
-    loader, master = _loader_and_master("run.overwrite=true")
-    cache = ComposeCache(loader, loader.load_sweep_config)
-    shared = 0
-    for idx, job in enumerate(jobs):
-        config = cache(master, list(job), in_place=True)
-        shared += cache.shared
-        fresh = loader.load_sweep_config(master, list(job))
-        assert _plain(config) == _plain(fresh), job
-        assert not OmegaConf.is_readonly(config.hydra)
-        with open_dict(config):  # what the launcher and run_job do to the job it runs
-            config.hydra.job.id = config.hydra.job.num = idx
-        HydraConfig.instance().set_config(config)
-        with read_write(config.hydra.runtime), open_dict(config.hydra.runtime):
-            config.hydra.runtime.output_dir = f"/out/{idx}"
-    assert shared == cache.copied == derived
-
-
-def test_a_value_beside_a_group_and_its_keys_is_derived() -> None:
-    """`model=predictions model.path=...`: a job that changes only `task` (set once, nothing
-    inside or around it) is a copy; one that changes `model.path` is composed by Hydra."""
-    from hydra_plugins.benchreg_sweeper.compose import ComposeCache
-
-    loader, master = _loader_and_master()
-    cache = ComposeCache(loader, loader.load_sweep_config)
-    for job in NESTED_JOBS:
-        derived = cache(master, list(job))
-        fresh = loader.load_sweep_config(master, list(job))
-        assert _plain(derived) == _plain(fresh), job
-    assert cache.copied == 2 and cache.composed == 2
-
-
-def _run_both(tmp_path: Path, job: list[str]) -> tuple[dict, dict]:
-    """What a task function sees when one job runs through Hydra's run_job and through the
-    lean one: its config (values, struct flag), HydraConfig, and the job's return."""
-    from hydra.core import utils as hydra_utils
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.core.utils import JobStatus
-    from hydra.types import HydraContext
-    from omegaconf import OmegaConf, open_dict
-
-    from hydra_plugins.benchreg_sweeper import launch
-
-    loader, master = _loader_and_master(f"hydra.sweep.dir={tmp_path / 'sweep'}")
-    seen: dict[str, dict] = {}
-    for name, run_job in (("hydra", hydra_utils.run_job), ("lean", launch.run_job)):
-        config = loader.load_sweep_config(master, list(job))
-        with open_dict(config):
-            config.hydra.job.id = config.hydra.job.num = 3
-
-        def task(cfg, name=name):
-            hydra = HydraConfig.get()
-            seen[name] = {
-                "cfg": OmegaConf.to_container(cfg, resolve=False),
-                "struct": OmegaConf.is_struct(cfg),
-                "readonly": OmegaConf.is_readonly(cfg),
-                "hydra": OmegaConf.to_container(hydra, resolve=False),
-                "output_dir": hydra.runtime.output_dir,
-                "num": hydra.job.num,
-            }
-            return "done"
-
-        from hydra._internal.callbacks import Callbacks
-
-        ret = run_job(
-            task_function=task,
-            config=config,
-            job_dir_key="hydra.sweep.dir",
-            job_subdir_key="hydra.sweep.subdir",
-            hydra_context=HydraContext(config_loader=loader, callbacks=Callbacks()),
-        )
-        assert ret.status is JobStatus.COMPLETED and ret.return_value == "done"
-        seen[name]["return"] = {
-            "cfg": OmegaConf.to_container(ret.cfg, resolve=False),
-            "hydra_cfg": OmegaConf.to_container(ret.hydra_cfg, resolve=False),
-            "overrides": ret.overrides,
-            "working_dir": ret.working_dir,
-            "task_name": ret.task_name,
-        }
-    return seen["hydra"], seen["lean"]
-
-
-@pytest.mark.parametrize("job", [["task=molp2s/gap", "view=shuffled"], ["model=random"]])
-def test_the_lean_run_job_gives_the_task_what_hydra_gives(tmp_path: Path, job: list[str]) -> None:
-    hydra, lean = _run_both(tmp_path, job)
-    assert lean == hydra
-    assert hydra["output_dir"].startswith(str(tmp_path / "sweep"))
+    loader, master = sweep_loader()
+    try:
+        configs = JobConfigs(loader, master)
+        first = configs(["task=molp2s/gap", "view=correct"])
+        with open_dict(first):
+            first.run.limit = 99  # what a launcher or run_job may set on its job
+        second = configs(["task=molp2s/logp", "view=correct"])
+        assert second.run.limit is None and second.task == "molp2s/logp"
+    finally:
+        GlobalHydra.instance().clear()

@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 from benchreg.core.errors import BenchregError
-from benchreg.core.io import atomic_write_json, iter_jsonl, sha256_file
+from benchreg.core.io import atomic_write_json, sha256_file
 from benchreg.core.provenance import REDACTED, package_versions, redact
+from benchreg.core.reader import json_lines
 
 
 def test_atomic_write_leaves_no_temp_files(tmp_path: Path) -> None:
@@ -18,11 +19,11 @@ def test_atomic_write_leaves_no_temp_files(tmp_path: Path) -> None:
     assert [p.name for p in target.parent.iterdir()] == ["metrics.json"]
 
 
-def test_iter_jsonl_skips_blank_lines_and_locates_errors(tmp_path: Path) -> None:
+def test_json_lines_skip_blank_lines_and_locate_errors(tmp_path: Path) -> None:
     path = tmp_path / "x.jsonl"
     path.write_text('{"a": 1}\n\n{"a": 2}\n{oops\n')
     with pytest.raises(BenchregError, match=r"x\.jsonl:4: malformed JSON"):
-        list(iter_jsonl(path))
+        list(json_lines(path))
 
 
 def test_sha256_file(tmp_path: Path) -> None:
@@ -50,18 +51,18 @@ def test_package_versions_cover_key_packages() -> None:
         assert versions[name]
 
 
-def test_iter_jsonl_reports_non_utf8_line(tmp_path: Path) -> None:
+def test_json_lines_report_a_non_utf8_line(tmp_path: Path) -> None:
     path = tmp_path / "x.jsonl"
     path.write_bytes(b'{"a": 1}\n{"a": "\xff"}\n')
     with pytest.raises(BenchregError, match=r"x\.jsonl:2: not UTF-8"):
-        list(iter_jsonl(path))
+        list(json_lines(path))
 
 
 def test_sha256_file_is_computed_once_per_unchanged_file(tmp_path, monkeypatch) -> None:
     import hashlib
     import os
 
-    from benchreg.core import digests, io
+    from benchreg.core import io
 
     path = tmp_path / "data.jsonl"
     path.write_bytes(b"one\n")
@@ -69,116 +70,15 @@ def test_sha256_file_is_computed_once_per_unchanged_file(tmp_path, monkeypatch) 
     os.utime(path, ns=(old, old))
     calls = []
     real = hashlib.sha256
-    monkeypatch.setattr(digests.hashlib, "sha256", lambda *a: calls.append(1) or real(*a))
+    real_file_digest = hashlib.file_digest
+    monkeypatch.setattr(
+        io.hashlib, "file_digest", lambda *a: calls.append(1) or real_file_digest(*a)
+    )
     first = io.sha256_file(path)
     assert io.sha256_file(path) == first == real(b"one\n").hexdigest() and len(calls) == 1
     path.write_bytes(b"two\n")  # same size, new content: the mtime changes, so it is hashed again
     assert io.sha256_file(path) == real(b"two\n").hexdigest() and len(calls) == 2
     assert io.sha256_file(path) == real(b"two\n").hexdigest() and len(calls) == 3  # racy: again
-
-
-def test_sha256_memo_serves_a_later_process_until_the_file_changes(tmp_path, monkeypatch) -> None:
-    import hashlib
-    import os
-
-    from benchreg.core import digests
-
-    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    path = tmp_path / "run.jsonl"
-    path.write_bytes(b"one\n")
-    old = 1_000_000_000_000_000_000
-    os.utime(path, ns=(old, old))
-    hashed = []
-    real = digests._hash
-    monkeypatch.setattr(digests, "_hash", lambda p: hashed.append(p) or real(p))
-    first = digests.sha256_file(path)
-    digests._IN_PROCESS.clear()  # a new process: only the memo is left
-    assert digests.sha256_file(path) == first == hashlib.sha256(b"one\n").hexdigest()
-    assert len(hashed) == 1 and list((tmp_path / "cache" / "sha256").rglob("*"))
-
-    path.write_bytes(b"two\n")  # same size; mtime and ctime change
-    os.utime(path, ns=(old, old))  # mtime set back: the ctime still tells the change
-    digests._IN_PROCESS.clear()
-    assert digests.sha256_file(path) == hashlib.sha256(b"two\n").hexdigest() and len(hashed) == 2
-
-    for memo in (tmp_path / "cache" / "sha256").rglob("*"):
-        if memo.is_file():
-            memo.write_text("not a digest")
-    digests._IN_PROCESS.clear()
-    assert digests.sha256_file(path) == hashlib.sha256(b"two\n").hexdigest() and len(hashed) == 3
-
-    monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
-    digests._IN_PROCESS.clear()
-    digests.sha256_file(path)
-    digests._IN_PROCESS.clear()
-    digests.sha256_file(path)
-    assert len(hashed) == 5
-
-
-def test_prefetch_hashes_in_a_thread_and_sha256_file_takes_its_digest(tmp_path, monkeypatch):
-    import hashlib
-    import os
-    import threading
-
-    from benchreg.core import digests
-
-    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    path = tmp_path / "run.jsonl"
-    path.write_bytes(b"x" * 3_000_000)
-    old = 1_000_000_000_000_000_000
-    os.utime(path, ns=(old, old))
-    release = threading.Event()
-    threads = []
-    real = digests._hash
-
-    def slow(p: str) -> str:
-        threads.append(threading.current_thread().name)
-        release.wait(10)
-        return real(p)
-
-    monkeypatch.setattr(digests, "_hash", slow)
-    digests.prefetch(path)
-    assert digests.hashing() == 1  # running, and counted apart from other threads
-    digests.prefetch(path)  # already under way: not a second thread
-    assert digests.hashing() == 1
-    release.set()
-    assert digests.sha256_file(path) == hashlib.sha256(b"x" * 3_000_000).hexdigest()
-    assert threads == [digests.THREAD_NAME] and digests.hashing() == 0
-    digests.prefetch(path)  # known now: nothing to start
-    assert threads == [digests.THREAD_NAME]
-
-    release.clear()
-    path.write_bytes(b"y" * 10)
-    os.utime(path, ns=(old, old))
-    digests.prefetch(path)
-    path.write_bytes(b"z" * 10)  # changed while its prefetch runs: hashed again, here
-    release.set()
-    assert digests.sha256_file(path) == hashlib.sha256(b"z" * 10).hexdigest()
-    digests.prefetch(tmp_path / "missing.jsonl")  # left to sha256_file, which raises
-    with pytest.raises(FileNotFoundError):
-        digests.sha256_file(tmp_path / "missing.jsonl")
-
-
-def test_load_workers_are_forked_while_a_file_is_hashed(tmp_path, monkeypatch) -> None:
-    import threading
-
-    from benchreg.core import digests, partload
-
-    monkeypatch.setattr(partload, "FORK", True)
-    path = tmp_path / "run.jsonl"
-    path.write_bytes(b"x")
-    release = threading.Event()
-    monkeypatch.setattr(digests, "_hash", lambda p: release.wait(10) and "0" * 64)
-    digests.prefetch(path)
-    try:
-        assert partload.forking()  # the hashing thread does not count
-        other = threading.Thread(target=release.wait, args=(10,))
-        other.start()
-        assert not partload.forking()  # any other thread does
-    finally:
-        release.set()
-        digests._PENDING.clear()
-    other.join()
 
 
 def test_json_lines_are_json_dumps_lines_by_orjson(tmp_path: Path) -> None:

@@ -36,21 +36,3 @@ def test_disabled_progress_says_nothing(lines: list[str]) -> None:
     progress.advance(10)
     progress.finish()
     assert lines == []
-
-
-def test_tqdm_bars_leave_no_thread_behind() -> None:
-    """A bar (ours, or a library's such as bm25s's) starts no monitor thread: a thread left
-    running keeps core.partload and the PromptCBLUE loader from forking copies."""
-    import threading
-
-    from tqdm import tqdm
-
-    from benchreg.core.progress import Progress
-    from benchreg.families.retrieval.bm25 import BM25Index
-
-    progress = Progress("bar", 3, terminal=True)
-    progress.advance(3)
-    BM25Index(["alpha beta", "beta gamma"])
-    for _ in tqdm(range(3), disable=True):
-        pass
-    assert [t.name for t in threading.enumerate() if "monitor" in t.name] == []

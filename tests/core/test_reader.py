@@ -165,299 +165,119 @@ LIST_TEXTS = [
 
 
 @pytest.mark.parametrize("text", LIST_TEXTS)
-def test_streamed_json_list_reads_as_the_whole_file(tmp_path: Path, text: str) -> None:
-    from functools import partial
-
-    from benchreg.core.reader import iter_list_records
-
-    path = tmp_path / "a.json"
-    path.write_text(text, encoding="utf-8")
-
-    def outcome(read):  # the records, or the error the reader stops with
-        try:
-            return [(r.where, r.data) for r in read()]
-        except BenchregError as exc:
-            return str(exc)
-
-    whole = outcome(partial(read_records, path))
-    if "duplicate key" in str(whole):  # the stream also names the item and its line
-        whole = (
-            f"{path}:1: duplicate key 'a' in one JSON object of item #0 (the item starts at "
-            "this line) (give every key once)"
-        )
-    for chunk in (1, 2, 3, 7, 1 << 20):  # items and numbers cut by the buffer's end
-        assert outcome(partial(iter_list_records, path, chunk_chars=chunk)) == whole
-
-
-def test_text_lines_split_as_read_text(tmp_path: Path) -> None:
-    import random
-
-    from benchreg.core.io import read_text
-    from benchreg.core.reader import text_lines
-
-    rng = random.Random(0)
-    pieces = ["a", "中", "\n", "\r\n", "\r", "\x0b", "\x1c", "\x85", "\u2028", "\n\n", "{}"]
-    path = tmp_path / "a.jsonl"
-    for _ in range(300):
-        path.write_bytes("".join(rng.choice(pieces) for _ in range(20)).encode("utf-8"))
-        want = read_text(path).splitlines()
-        for chunk in (1, 2, 5, 1 << 20):
-            assert list(text_lines(path, chunk_chars=chunk)) == want
-
-
-def test_text_lines_report_read_text_errors(tmp_path: Path) -> None:
-    from benchreg.core.reader import text_lines
-
-    path = tmp_path / "a.jsonl"
-    path.write_bytes(b'{"a": 1}\n\xff\n')
-    with pytest.raises(BenchregError, match=r"a\.jsonl:2: not UTF-8 text"):
-        list(text_lines(path, chunk_chars=4))
-    with pytest.raises(BenchregError, match="file not found"):
-        list(text_lines(tmp_path / "missing.jsonl"))
-
-
-def _pretty_list(items: list, indent: int = 2) -> str:
-    return json.dumps(items, indent=indent, ensure_ascii=False)
-
-
-PRETTY_ITEMS = [
-    {"id": f"q{i}", "options": [{"k": [{"content": "a, b", "SMILES": ""}]}, {"k": []}],
-     "meta": {"scores": [{"yield": 1.5 * i, "dr": "10:1"}], "note": "},\n  {"}}
-    for i in range(60)
-]
-
-
-@pytest.mark.parametrize("indent", [None, 1, 2, 4])
-def test_pretty_printed_lists_read_as_the_whole_file_in_any_buffer(
-    tmp_path: Path, indent: int | None
-) -> None:
-    """Items decoded several at a time (the file's own item separator, learnt from its first
-    item) equal the whole-file read, whatever the buffer size cuts."""
-    from benchreg.core.reader import iter_list_records
-
-    path = tmp_path / "a.json"
-    path.write_text(_pretty_list(PRETTY_ITEMS, indent), encoding="utf-8")
-    whole = [(r.where, r.data) for r in read_records(path)]
-    for chunk in (5, 97, 1000, 1 << 20):
-        assert [(r.where, r.data) for r in iter_list_records(path, chunk_chars=chunk)] == whole
-
-
-def test_items_decoded_together_share_their_key_strings(tmp_path: Path) -> None:
-    from benchreg.core.reader import iter_list_records
-
-    path = tmp_path / "a.json"
-    path.write_text(_pretty_list(PRETTY_ITEMS), encoding="utf-8")
-    items = [r.data for r in iter_list_records(path)]
-    keys = {id(next(iter(item["meta"]["scores"][0]))) for item in items[1:-1]}
-    assert len(keys) == 1  # one "yield" string for the items between the first and the last
-
-
-@pytest.mark.parametrize("where", [1, 30, 59])
-def test_a_repeated_key_inside_a_group_is_located_at_its_item(tmp_path: Path, where: int) -> None:
-    from benchreg.core.reader import iter_list_records
-
-    text = _pretty_list(PRETTY_ITEMS)
-    marker = f'"id": "q{where}",'
-    assert marker in text
-    path = tmp_path / "a.json"
-    path.write_text(text.replace(marker, f'{marker} "id": "again",'), encoding="utf-8")
-    line = text[: text.index(marker)].count("\n") + 1 - 1  # the line where the item opens
-    with pytest.raises(BenchregError, match=rf"a\.json:{line}: duplicate key 'id' in one JSON "
-                       rf"object of item #{where} \(the item starts at this line\)"):
-        list(iter_list_records(path))
-
-
-def test_a_layout_that_changes_midway_falls_back_to_one_item_at_a_time(tmp_path: Path) -> None:
-    from benchreg.core.reader import iter_list_records
-
-    head = _pretty_list(PRETTY_ITEMS[:3])[:-2]  # without "\n]"
-    tail = ", ".join(json.dumps(item) for item in PRETTY_ITEMS[3:])  # compact, one line
-    path = tmp_path / "a.json"
-    path.write_text(f"{head},\n  {tail}\n]", encoding="utf-8")
-    assert [r.data for r in iter_list_records(path, chunk_chars=300)] == PRETTY_ITEMS
-
-
-def _part_items(parts, chunk: int = 1 << 22) -> list:
-    from benchreg.core.reader import iter_list_part
-
-    return [r.data for part in parts for r in iter_list_part(part, chunk_bytes=chunk)]
-
-
-@pytest.mark.parametrize("indent", [1, 2, 4, "\t"])
-def test_the_parts_of_a_pretty_printed_list_hold_its_items_in_order(
-    tmp_path: Path, indent: int | str
-) -> None:
-    """Cut at item boundaries into parts of about the shares asked for; read part by part (any
-    buffer size), the items are those of the whole file."""
-    from benchreg.core.reader import iter_list_part, list_parts
-
-    path = tmp_path / "a.json"
-    path.write_text(json.dumps(PRETTY_ITEMS, indent=indent, ensure_ascii=False) + "\n")
-    for shares in ([1, 1], [1.1, 1, 1], [1] * 7, [3, 1]):
-        parts = list_parts(path, shares)
-        assert parts is not None and len(parts) == len(shares)
-        sizes = [p.end - p.start for p in parts]
-        assert sizes[0] / sizes[-1] == pytest.approx(shares[0] / shares[-1], rel=0.3)
-        for chunk in (5, 97, 1 << 20):
-            assert _part_items(parts, chunk) == PRETTY_ITEMS
-    part = list_parts(path, [1, 1])[1]  # type: ignore[index]
-    assert next(iter_list_part(part)).where == f"{path}[bytes {part.start}:{part.end}][#0]"
-
-
-COMPACT_LAYOUTS = [
-    {},  # json.dumps: ", " and ": "
-    {"separators": (",", ":")},
-    {"separators": (" ,  ", " : ")},
-]
-
-
-@pytest.mark.parametrize("layout", COMPACT_LAYOUTS)
-def test_a_compact_list_is_cut_at_its_items_too(tmp_path: Path, layout: dict) -> None:
-    """A one-line list: the token is the separator and the first key of every item."""
-    from benchreg.core.reader import iter_list_records, list_parts
-
-    path = tmp_path / "a.json"
-    path.write_text(json.dumps(PRETTY_ITEMS, ensure_ascii=False, **layout), encoding="utf-8")
-    for shares in ([1, 1], [1.1, 1, 1], [1] * 7):
-        parts = list_parts(path, shares)
-        assert parts is not None and len(parts) == len(shares)
-        assert parts[0].token.startswith(b"}") and b'{"id"' in parts[0].token
-        for chunk in (5, 97, 1000, 1 << 20):
-            assert _part_items(parts, chunk) == PRETTY_ITEMS
-    whole = [(r.where, r.data) for r in read_records(path)]
-    for chunk in (5, 97, 1 << 20):
-        assert [(r.where, r.data) for r in iter_list_records(path, chunk_chars=chunk)] == whole
-
-
-def test_a_compact_token_between_nested_objects_is_checked(tmp_path: Path) -> None:
-    """Nested objects whose first key is the items' first key hold the token too: a buffer cut
-    there does not decode, an earlier cut of the buffer is tried, and a part cut there is
-    unreadable; the reader of the whole file still reads every item, in any buffer size."""
-    from benchreg.core.reader import PartUnreadable, iter_list_records, list_parts
-
-    items = [
-        {"id": i, "sub": [{"id": f"{i}.{j}", "x": "}, {\"id\": "} for j in range(2 + i % 5)]}
-        for i in range(40)
-    ]
-    path = tmp_path / "a.json"
-    path.write_text(json.dumps(items), encoding="utf-8")
-    unreadable = 0
-    for k in range(1, 20):
-        parts = list_parts(path, [k, 20 - k])
-        assert parts is not None
-        try:
-            assert _part_items(parts, 64) == items
-        except PartUnreadable:
-            unreadable += 1
-    assert unreadable > 0  # some cut did land between nested objects
-    for chunk in (3, 20, 64, 300, 1 << 20):
-        assert [r.data for r in iter_list_records(path, chunk_chars=chunk)] == items
-
-
-def test_a_list_with_windows_line_ends_is_cut_too(tmp_path: Path) -> None:
-    from benchreg.core.reader import list_parts
-
-    path = tmp_path / "a.json"
-    path.write_bytes(json.dumps(PRETTY_ITEMS, indent=2).replace("\n", "\r\n").encode())
-    parts = list_parts(path, [1, 1, 1])
-    assert parts is not None and len(parts) == 3 and _part_items(parts, 64) == PRETTY_ITEMS
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "[]",
-        "[\n  1,\n  2\n]",  # not objects
-        "\ufeff" + json.dumps(PRETTY_ITEMS, indent=2),
-        json.dumps(PRETTY_ITEMS, indent=2)[:-1],  # no closing bracket
-        '{"a": 1}',
-    ],
-)
-def test_a_file_that_is_not_a_list_of_objects_is_not_cut(
-    tmp_path: Path, text: str
-) -> None:
-    from benchreg.core.reader import iter_list_records, list_parts
+def test_a_json_list_reads_as_json_reads_it(tmp_path: Path, text: str) -> None:
+    """The items are what `json` (with the repeated-key hook) makes of the file; anything
+    `json` refuses is one located error."""
+    from benchreg.core.reader import DuplicateKeyError, iter_list_records, strict_object
 
     path = tmp_path / "a.json"
     path.write_text(text, encoding="utf-8")
-    assert list_parts(path, [1, 1]) is None
-    if text.rstrip().endswith("]") and not text.startswith("\ufeff"):  # still read as a list
-        assert [r.data for r in iter_list_records(path)] == json.loads(text)
+    try:
+        expected = json.loads(text, object_pairs_hook=strict_object)
+    except (ValueError, DuplicateKeyError):
+        expected = None
+    if not isinstance(expected, list):
+        with pytest.raises(BenchregError, match=str(path).replace(".", r"\.")):
+            list(iter_list_records(path))
+        return
+    records = list(iter_list_records(path))
+    assert [r.data for r in records] == expected
+    assert [r.where for r in records] == [f"{path}[#{i}]" for i in range(len(expected))]
 
 
-NESTED_AT_THE_TOP_INDENT = """[
-  {
-    "a": [
-  {
-    "b": 1
-  },
-  {
-    "c": 2
-  }
-    ]
-  },
-  {
-    "d": 3
-  },
-  {
-    "e": [
-  {
-    "f": 4
-  },
-  {
-    "g": 5
-  }
-    ]
-  }
-]
-"""
-
-
-def test_a_cut_in_the_wrong_place_cannot_go_unnoticed(tmp_path: Path) -> None:
-    """A hand-edited file can hold the separator text inside an item: a part cut there does not
-    decode (PartUnreadable), and the reader of the whole file still reads every item."""
-    from benchreg.core.reader import PartUnreadable, iter_list_records, list_parts
-
+def test_a_repeated_key_in_a_list_is_located_at_its_item(tmp_path: Path) -> None:
+    items = [{"id": str(i)} for i in range(5)]
+    text = json.dumps(items, indent=2)
+    text = text.replace('"id": "3"', '"id": "3", "id": "4"')
     path = tmp_path / "a.json"
-    path.write_text(NESTED_AT_THE_TOP_INDENT)
-    whole = json.loads(NESTED_AT_THE_TOP_INDENT)
-    unreadable = 0
-    for k in range(1, 20):
-        parts = list_parts(path, [k, 20 - k])
-        assert parts is not None
-        try:
-            assert _part_items(parts) == whole
-        except PartUnreadable:
-            unreadable += 1
-    assert unreadable > 0  # some cut did land inside an item
-    for chunk in (3, 20, 64, 1 << 20):
-        assert [r.data for r in iter_list_records(path, chunk_chars=chunk)] == whole
+    path.write_text(text, encoding="utf-8")
+    line = text[: text.index('"id": "3"')].count("\n")  # the line of the item's `{`
+    with pytest.raises(BenchregError) as info:
+        read_records(path)
+    assert info.value.message.startswith(
+        f"{path}:{line}: duplicate key 'id' in one JSON object (item #3)"
+    )
 
 
-def test_random_pretty_lists_read_the_same_in_parts(tmp_path: Path) -> None:
+def test_json_lines_end_at_newlines_only(tmp_path: Path) -> None:
+    """A line separator or a carriage return inside a line is the line's own (JSON white space
+    or string text), never a line break."""
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b'{"a": "x\xe2\x80\xa8y"}\r\n\n  \n{"b": 1}\r{"c": 2}\n')
+    with pytest.raises(BenchregError, match=r"a\.jsonl:4: malformed JSON"):
+        read_records(path)
+    path.write_bytes(b'{"a": "x\xe2\x80\xa8y"}\r\n\n  \n {"b": 1} \r\n')
+    records = read_records(path)
+    assert [(r.where, r.data) for r in records] == [
+        (f"{path}:1", {"a": "x\u2028y"}),
+        (f"{path}:4", {"b": 1}),
+    ]
+
+
+def test_line_spans_give_each_lines_bytes(tmp_path: Path) -> None:
+    from benchreg.core.reader import json_line_spans
+
+    data = b'{"a": 1}\n\n{"b": [1, 2]}\r\n{"c": "\xc3\xa9"}'
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(data)
+    spans = list(json_line_spans(path))
+    assert [s.number for s in spans] == [1, 3, 4]
+    assert [json.loads(data[s.offset : s.offset + s.size]) for s in spans] == [
+        s.value for s in spans
+    ]
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 22])
+def test_a_pretty_printed_list_reads_a_buffer_at_a_time_as_json_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
     import random
 
-    from benchreg.core.reader import list_parts
+    from benchreg.core import reader
 
-    rng = random.Random(7)
+    rng = random.Random(chunk)
 
-    def value(depth: int):
-        kind = rng.randrange(6 if depth < 3 else 3)
-        if kind == 0:
-            return rng.choice([None, True, 0, -1.5, 1e300, 2**70, "x", "é, }\n ]", ""])
-        if kind == 1:
-            return rng.uniform(-1e6, 1e6)
-        if kind == 2:
-            return "".join(rng.choice('ab:{}[],"\\ \t中') for _ in range(rng.randrange(8)))
-        if kind == 3:
-            return [value(depth + 1) for _ in range(rng.randrange(4))]
-        return {f"k{j}": value(depth + 1) for j in range(rng.randrange(4))}
+    def item(i: int) -> dict:
+        return {
+            "id": f"q{i}",
+            "text": rng.choice(["a", "},", "\\n  },", "x\n  },y"]),
+            "nested": [{"k": j, "v": {"w": [j, None, 1.5]}} for j in range(rng.randint(0, 3))],
+        }
 
+    items = [item(i) for i in range(60)]
     path = tmp_path / "a.json"
-    for _ in range(60):
-        items = [{"id": i, "v": value(0)} for i in range(rng.randrange(2, 30))]
-        indent = rng.choice([None, 1, 2, 3])
-        path.write_text(json.dumps(items, indent=indent, ensure_ascii=False))
-        parts = list_parts(path, [rng.uniform(0.5, 2) for _ in range(rng.randrange(1, 5))])
-        assert parts is not None
-        assert _part_items(parts, rng.choice([7, 50, 1 << 20])) == items
+    for indent in (1, 2, 4, "\t"):
+        path.write_text(json.dumps(items, indent=indent, ensure_ascii=False), encoding="utf-8")
+        monkeypatch.setattr(reader, "CHUNK_BYTES", chunk)
+        monkeypatch.setattr(reader, "read_json_strict", None)  # never the whole file at once
+        records = list(reader.iter_list_records(path))
+        assert [r.data for r in records] == items
+        assert [r.where for r in records] == [f"{path}[#{i}]" for i in range(len(items))]
+
+
+def test_a_cut_in_the_wrong_place_is_never_trusted(tmp_path: Path, monkeypatch) -> None:
+    """A hand-edited file whose nested object closes at an item's indentation: the buffer cut
+    there does not decode, and the whole file is read instead (the same items)."""
+    from benchreg.core import reader
+
+    text = '[\n  {\n    "a": {\n      "b": 1\n  },\n    "c": 2\n  },\n  {\n    "d": 3\n  }\n]\n'
+    path = tmp_path / "a.json"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(reader, "CHUNK_BYTES", 8)
+    assert [r.data for r in reader.iter_list_records(path)] == json.loads(text)
+
+
+def test_a_problem_after_the_first_buffers_is_the_whole_files_located_error(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from benchreg.core import reader
+
+    items = [{"id": str(i), "v": i} for i in range(50)]
+    text = json.dumps(items, indent=2).replace('"id": "40"', '"id": "40", "id": "x"')
+    path = tmp_path / "a.json"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(reader, "CHUNK_BYTES", 64)
+    seen = []
+    with pytest.raises(BenchregError, match=r"duplicate key 'id' in one JSON object \(item #40\)"):
+        seen.extend(r.data["id"] for r in reader.iter_list_records(path))
+    assert seen == [str(i) for i in range(len(seen))] and len(seen) < 41

@@ -1,4 +1,4 @@
-"""core.types: samples made from a loaded-data cache entry's rows."""
+"""core.types: a Sample is a frozen value."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import dataclasses
 
 import pytest
 
-from benchreg.core.types import Sample, samples_of_rows
+from benchreg.core.types import Sample
 
 
-def test_samples_of_rows_are_the_samples_their_fields_make() -> None:
+def test_a_sample_is_frozen_and_equal_by_value() -> None:
     rows = [("a", {"x": 1}, 2, {"line": 1}), ("b", {}, None, {})]
-    made = samples_of_rows(iter(rows))
+    made = [Sample(*row) for row in rows]
     assert made == [Sample(*row) for row in rows]
-    assert [type(s) for s in made] == [Sample, Sample]
+    assert dataclasses.astuple(made[0]) == rows[0]
     with pytest.raises(dataclasses.FrozenInstanceError):
         made[0].gold = 3  # type: ignore[misc]

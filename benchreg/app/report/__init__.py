@@ -28,7 +28,7 @@ written, with a note saying how to install it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -570,6 +570,18 @@ def _markdown(layout: Layout) -> str:
     return "\n".join(parts) + "\n"
 
 
+def _unfinished_html(jobs: Sequence[Any]) -> list[str]:
+    failed = [j for j in jobs if j.state != "ok"]
+    if not failed:
+        return []
+    items = [
+        f"<li><code>{html.esc(j.name)}</code>: {html.esc(j.state)}"
+        f"{': ' + html.esc(j.error) if j.error else ''}</li>"
+        for j in failed
+    ]
+    return ["<h2>Jobs that did not finish</h2><ul>", *items, "</ul>"]
+
+
 def _html(layout: Layout) -> str:
     jobs = layout.jobs
     links = []
@@ -584,15 +596,7 @@ def _html(layout: Layout) -> str:
     parts += [f'<p class="note">{html.esc(n)}</p>' for n in layout.notes]
     for family, made in layout.headlines:
         parts.append(headline_view.to_html(made, family))
-    failed = [j for j in jobs if j.state != "ok"]
-    if failed:
-        parts.append("<h2>Jobs that did not finish</h2><ul>")
-        parts += [
-            f"<li><code>{html.esc(j.name)}</code>: {html.esc(j.state)}"
-            f"{': ' + html.esc(j.error) if j.error else ''}</li>"
-            for j in failed
-        ]
-        parts.append("</ul>")
+    parts += _unfinished_html(jobs)
     header, rows, bad = count_rows(jobs)
     flagged = [r for r, b in zip(rows, bad, strict=True) if b]
     if flagged:

@@ -22,7 +22,8 @@ from typing import Any
 
 import orjson
 
-from benchreg.core.io import atomic_write_parts, iter_jsonl
+from benchreg.core.io import atomic_write_parts
+from benchreg.core.reader import json_lines
 
 SAMPLES_PAGE = "samples.html"
 PROMPTS_FILE = "prompts.jsonl"
@@ -104,7 +105,7 @@ def _prompts(folder: Path | None) -> dict[str, Any]:
         return {}
     found: dict[str, Any] = {}
     try:
-        for _, row in iter_jsonl(path):
+        for _, row, _ in json_lines(path):
             if isinstance(row, Mapping) and "id" in row:
                 found[str(row["id"])] = row.get("messages")
     except Exception:  # a damaged prompts file only loses the messages

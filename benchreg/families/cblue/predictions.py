@@ -19,16 +19,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
-from benchreg.core.fastjson import decode_bytes
-from benchreg.core.io import data_cache
+from benchreg.core.load import LoadPlan, load
 from benchreg.core.predictions import PredictionCollector
-from benchreg.core.reader import DuplicateKeyError, Record, gc_paused, loads, read_records
+from benchreg.core.reader import DuplicateKeyError, Record, decode, loads, read_records
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
 from benchreg.families.cblue.catalogue import TaskInfo, lookup, task_of_sample
 
@@ -123,25 +122,27 @@ def _collect_rows(records: Sequence[Record], info: TaskInfo, out: PredictionColl
 
 # --- file reading -------------------------------------------------------------------------------
 
+PREDICTIONS = "cblue.predictions"  # the loading door's name of a decoded predictions file
+FORMAT = 1  # the shape of the door's value: part of its key
+
 
 def _load(path: Path) -> tuple[str, Any]:
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        raise BenchregError("predictions file not found", where=path) from None
-    return _load_cached(str(path), stat.st_mtime_ns, stat.st_size)
+    """('results', dict) for a results.json, else ('rows', [Record, ...]). A sweep's 16 jobs
+    read one file: its decoded content is a value of the loading door, kept for the next job."""
+    if not path.is_file():
+        raise BenchregError("predictions file not found", where=path)
+    plan = LoadPlan(PREDICTIONS, (path,), partial(_read, path), {"format": FORMAT}, disk=False)
+    kind, content = load(plan).value
+    if kind == "rows":
+        content = [Record(*record) for record in content]
+    return kind, content
 
 
-read_predictions.prefetch = _load  # type: ignore[attr-defined]  # fills its cache: core.idle
-
-
-@data_cache
-@lru_cache(maxsize=4)
-def _load_cached(path_str: str, mtime_ns: int, size: int) -> tuple[str, Any]:
-    """('results', dict) for a results.json, else ('rows', [Record, ...]) (a JSON list of rows,
-    or JSON Lines whatever the suffix, read leniently: an undecodable line is malformed)."""
-    path = Path(path_str)
-    whole = _fast_results(path)
+def _read(path: Path) -> tuple[str, Any]:
+    """('results', dict) for a results.json, else ('rows', [(where, data, error), ...]) (a
+    JSON list of rows, or JSON Lines whatever the suffix, read leniently: an undecodable line
+    is malformed)."""
+    whole = _results_from_bytes(path)
     if whole is not None:
         return "results", whole
     try:
@@ -155,12 +156,32 @@ def _load_cached(path_str: str, mtime_ns: int, size: int) -> tuple[str, Any]:
     stripped = text.lstrip()
     if not stripped:
         raise BenchregError("predictions file is empty", where=path)
+    records = None
     if stripped[0] in "{[":
         whole = _whole_document(path, text)
         if isinstance(whole, dict) and _looks_like_results(whole):
             return "results", whole
         if isinstance(whole, list):
-            return "rows", read_records(path, lines=False)
+            records = read_records(path, lines=False)
+    if records is None:
+        records = _lines(path)
+    return "rows", [(r.where, r.data, r.error) for r in records]
+
+
+def _results_from_bytes(path: Path) -> dict[str, Any] | None:
+    """A results.json decoded from its bytes (no text copy of a large file), or None for
+    anything else (then read as text, every problem named)."""
+    data = path.read_bytes()
+    if data[:1] != b"{":
+        return None
+    try:
+        value = decode(data)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) and _looks_like_results(value) else None
+
+
+def _lines(path: Path) -> list[Record]:
     records = read_records(path, lenient=True, lines=True)
     if not any(r.error is None for r in records):
         first = records[0]
@@ -169,23 +190,7 @@ def _load_cached(path_str: str, mtime_ns: int, size: int) -> tuple[str, Any]:
             where=first.where,
             fix="write results.json, or one JSON object per line",
         )
-    return "rows", records
-
-
-def _fast_results(path: Path) -> dict[str, Any] | None:
-    """A results.json read from its bytes (no text copy of a large file) when orjson's value is
-    provably the core reader's (:func:`benchreg.core.fastjson.decode_bytes`); None otherwise:
-    the file is then read as text and every problem named."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    if data[:1] != b"{":
-        return None
-    with gc_paused():
-        fast, value = decode_bytes(data)
-    del data
-    return value if fast and isinstance(value, dict) and _looks_like_results(value) else None
+    return records
 
 
 def _whole_document(path: Path, text: str) -> Any:

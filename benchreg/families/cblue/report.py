@@ -85,25 +85,7 @@ def headline(data: ReportInput) -> Headline | None:
             label = Cell(f"mean of {len(tasks)} of {total} tasks: not the overall", "fail")
             value = _value_ci(group.get("mean_of_present"), ci)
         rows.append([*lead, label, "", value, f"{len(tasks)}/{total} tasks", ""])
-        for name in sorted(tasks):
-            task = tasks[name]
-            record = records.get(str(task.get("job")))
-            if record is not None:
-                metric = (record.get("metrics") or {}).get(task.get("metric")) or task
-                sup = support(record, metric)
-                nd, gap = sup.text, sup.not_ok_text
-            else:
-                nd, gap = f"{task.get('n')}/{task.get('denominator')}", ""
-            rows.append(
-                [
-                    *lead,
-                    name,
-                    task.get("metric") or "",
-                    _value_ci(task.get("value"), _ci(task.get("ci95"))),
-                    nd,
-                    gap,
-                ]
-            )
+        rows += [[*lead, *_task_row(name, tasks[name], records)] for name in sorted(tasks)]
     title = "PromptCBLUE: the overall score and each task's primary metric"
     if not several:
         title += f" ({groups[0].get('model')}, view {groups[0].get('view')})"
@@ -118,6 +100,20 @@ def headline(data: ReportInput) -> Headline | None:
     if missing:
         footnotes.append(f"Tasks missing from the sweep: {', '.join(missing)}.")
     return Headline(title, columns, rows, footnotes)
+
+
+def _task_row(name: str, task: Mapping[str, Any], records: Mapping[str, Any]) -> list[Any]:
+    """A task's row of the headline: its primary metric, CI, n/denominator and samples not ok
+    (from its job's record when the report has it)."""
+    record = records.get(str(task.get("job")))
+    if record is not None:
+        metric = (record.get("metrics") or {}).get(task.get("metric")) or task
+        sup = support(record, metric)
+        nd, gap = sup.text, sup.not_ok_text
+    else:
+        nd, gap = f"{task.get('n')}/{task.get('denominator')}", ""
+    value = _value_ci(task.get("value"), _ci(task.get("ci95")))
+    return [name, task.get("metric") or "", value, nd, gap]
 
 
 def cblue_tasks(analysis: Mapping[str, Any]) -> str | None:

@@ -7,6 +7,7 @@ summed up in one finding, since a whole split may be like that.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import orjson
@@ -27,7 +28,7 @@ MAX_PER_KIND = 20
 @registry.validators.register("cblue_gold")
 def check_gold(dataset: Dataset, ctx: LoadContext, **params: Any) -> list[Finding]:
     """Gold items in the documented shape, and structured gold agreeing with the `target` text
-    (read by the task's parser, `ctx.parser`). The findings are kept in the loaded-data cache
+    (read by the task's parser, `ctx.parser`). The findings are a value of the loading door,
     beside the samples: the same files read with the same parser give the same findings."""
     info = task_of_params(ctx.params, where=f"task entry {ctx.task_name}")
     key = {
@@ -39,7 +40,8 @@ def check_gold(dataset: Dataset, ctx: LoadContext, **params: Any) -> list[Findin
     }
     if not ctx.parser_ref:
         return _gold_findings(dataset, ctx, info)
-    return cached_findings(FINDINGS, dataset.files, key, lambda: _gold_findings(dataset, ctx, info))
+    find = partial(_gold_findings, dataset, ctx, info)
+    return cached_findings(FINDINGS, dataset.files, key, find, cache=ctx.cache)
 
 
 FINDINGS = "cblue.gold_findings"  # the loaded-data cache's name of check_gold's findings

@@ -7,6 +7,6 @@ parser `molp2s_json` (parser.py), prediction reader `molp2s_jsonl` (predictions.
 Domain modules: chem.py (RDKit structure features), chem_checks.py (SMILES and mask checks).
 """
 
-from benchreg.core.family import register_family
+from benchreg.core.registry import register_family
 
 register_family(__name__, __file__, release_prompts="prompts", packages=("rdkit",))

@@ -284,49 +284,16 @@ def use_claim(
     "bundle: both tests pass" / "bundle: a test fails" / "bundle: not testable" for a bundle;
     ``text`` says why (``use_claim`` holds it too, for a single property only).
     """
+    tests, missing = _tests(views, alpha)
     result: dict[str, Any] = {
         "scope": dict(scope),
         "views": {v: _view_stats(views[v]) for v in VIEW_ORDER if v in views},
         "alpha": alpha,
-        "tests": {},
+        "tests": tests,
     }
-    tests = result["tests"]
-    missing: list[str] = []
-    if "correct" in views and "shuffled" in views:
-        tests["shuffle_drop"] = shuffle_drop(views["correct"], views["shuffled"], alpha)
-    else:
-        need = [v for v in ("correct", "shuffled") if v not in views]
-        tests["shuffle_drop"] = {"passed": None, "missing_views": need}
-        missing += need
-    if "counterfactual" in views and BASELINE_VIEW in views:
-        tests["donor_flip"] = donor_flip(views["counterfactual"], views[BASELINE_VIEW], alpha)
-    else:
-        need = [v for v in ("counterfactual", BASELINE_VIEW) if v not in views]
-        tests["donor_flip"] = {"passed": None, "missing_views": need}
-        missing += [v for v in need if v not in missing]
     if "counterfactual" in views:
         result["donor_vs_chance"] = donor_vs_chance(views["counterfactual"])
-
-    drop, flip = tests["shuffle_drop"], tests["donor_flip"]
-    failed = [
-        text
-        for test, text in (
-            (drop, f"no significant shuffle drop (p={drop.get('p_one_sided', 1.0):.3g})"),
-            (flip, f"no significant donor-directed flip (p={flip.get('p_one_sided', 1.0):.3g})"),
-        )
-        if test["passed"] is False
-    ]
-    untested = [
-        f"{name} not testable: {_needs(_ordered(test['missing_views']))}"
-        for name, test in (("shuffle drop", drop), ("donor-directed flip", flip))
-        if test["passed"] is None
-    ]
-    if failed:
-        outcome, reason = "fail", "; ".join(failed + untested)
-    elif missing:
-        outcome, reason = "untestable", f"not testable: {_needs(_ordered(missing))}"
-    else:
-        outcome, reason = "pass", "shuffle drop and donor-directed flip both pass"
+    outcome, reason = _outcome(tests["shuffle_drop"], tests["donor_flip"], missing)
     if scope["kind"] == "bundle":
         verdict = BUNDLE_VERDICTS[outcome]
         inner = ", ".join(scope["properties"]) or "several properties"
@@ -341,6 +308,49 @@ def use_claim(
     result["verdict"] = verdict
     result["text"] = text
     return result
+
+
+def _tests(views: Mapping[str, JobRecord], alpha: float) -> tuple[dict[str, Any], list[str]]:
+    """Both tests, each run when its views are there; the views missing for either."""
+    tests: dict[str, Any] = {}
+    missing: list[str] = []
+    if "correct" in views and "shuffled" in views:
+        tests["shuffle_drop"] = shuffle_drop(views["correct"], views["shuffled"], alpha)
+    else:
+        need = [v for v in ("correct", "shuffled") if v not in views]
+        tests["shuffle_drop"] = {"passed": None, "missing_views": need}
+        missing += need
+    if "counterfactual" in views and BASELINE_VIEW in views:
+        tests["donor_flip"] = donor_flip(views["counterfactual"], views[BASELINE_VIEW], alpha)
+    else:
+        need = [v for v in ("counterfactual", BASELINE_VIEW) if v not in views]
+        tests["donor_flip"] = {"passed": None, "missing_views": need}
+        missing += [v for v in need if v not in missing]
+    return tests, missing
+
+
+def _outcome(
+    drop: Mapping[str, Any], flip: Mapping[str, Any], missing: list[str]
+) -> tuple[str, str]:
+    """ "pass", "fail" or "untestable", and why."""
+    failed = [
+        text
+        for test, text in (
+            (drop, f"no significant shuffle drop (p={drop.get('p_one_sided', 1.0):.3g})"),
+            (flip, f"no significant donor-directed flip (p={flip.get('p_one_sided', 1.0):.3g})"),
+        )
+        if test["passed"] is False
+    ]
+    untested = [
+        f"{name} not testable: {_needs(_ordered(test['missing_views']))}"
+        for name, test in (("shuffle drop", drop), ("donor-directed flip", flip))
+        if test["passed"] is None
+    ]
+    if failed:
+        return "fail", "; ".join(failed + untested)
+    if missing:
+        return "untestable", f"not testable: {_needs(_ordered(missing))}"
+    return "pass", "shuffle drop and donor-directed flip both pass"
 
 
 def _scope_cell(scope: Mapping[str, Any]) -> str:

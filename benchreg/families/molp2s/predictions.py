@@ -8,8 +8,9 @@ from typing import Any
 
 from benchreg.core import registry
 from benchreg.core.errors import at
+from benchreg.core.load import gc_paused
 from benchreg.core.predictions import PredictionCollector
-from benchreg.core.reader import gc_paused, json_lines, read_records
+from benchreg.core.reader import json_lines, read_records
 from benchreg.core.types import Prediction, PredictionSet, Sample, Status
 from benchreg.families.molp2s.parser import KEY
 

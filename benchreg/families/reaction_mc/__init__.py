@@ -12,11 +12,11 @@ Components (module: registered name):
 - validators: validator `reaction_mc_consistency`;
 - analysis: analysis `reaction_mc_reference_gain`.
 Domain modules: effective (the effective score), notation (outcome notations), conditions
-(condition groups). The builder (condition table -> the 6 question files) is
-`python -m benchreg.families.reaction_mc.build`.
+(condition groups), sharing (equal parts of a file as one object). The builder (condition
+table -> the 6 question files) is `python -m benchreg.families.reaction_mc.build`.
 """
 
-from benchreg.core.family import register_family
+from benchreg.core.registry import register_family
 
 # A V6 directory keeps its prompt_<type>.txt beside the data files.
 register_family(__name__, __file__, release_prompts=".")

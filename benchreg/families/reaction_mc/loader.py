@@ -2,8 +2,10 @@
 
 The file is a JSON list of questions; a JSON Lines file of the same name (`.jsonl`) is read when
 the `.json` is absent (both read with :mod:`benchreg.core.reader`: a key given twice in one
-object, or an id given to two questions, is an error). Every question is validated against
-:mod:`records`; the first violation rejects the file with its location and the question id.
+object, or an id given to two questions, is an error). Every question is validated by the
+pydantic types of :mod:`records`, the one place its rules are written; the first violation
+rejects the file with its location and the question id. The samples come through the loading
+door (:mod:`benchreg.core.load`), which keeps them for the next run on the same file.
 """
 
 from __future__ import annotations
@@ -13,15 +15,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from loguru import logger
 from pydantic import TypeAdapter, ValidationError
 
-from benchreg.core import checkcache, partload, registry
+from benchreg.core import registry
 from benchreg.core.errors import BenchregError
-from benchreg.core.io import confined, sha256_file
+from benchreg.core.io import confined
+from benchreg.core.load import LoadPlan, gc_paused, load
 from benchreg.core.params import loader_params
-from benchreg.core.reader import IdIndex, Record, gc_paused, iter_list_records, read_records
-from benchreg.core.types import Dataset, LoadContext, Sample, samples_of_rows
+from benchreg.core.reader import IdIndex, Record, iter_list_records, read_records
+from benchreg.core.types import Dataset, LoadContext, Sample
 from benchreg.families.reaction_mc.consistency import (
     DEFAULT_ABS_TOL,
     DEFAULT_REL_TOL,
@@ -33,8 +35,17 @@ from benchreg.families.reaction_mc.records import (
     Question,
     QuestionFields,
     check_identity,
-    plain_question,
 )
+from benchreg.families.reaction_mc.sharing import Sharer
+
+LOADED = "reaction_mc.samples"  # the loading door's name of this loader's rows
+ROWS_FORMAT = 2  # the shape of a row below; a new shape must not read back an old entry
+LOADER_CHECKS = "reaction_mc_consistency"  # Dataset.checked: the findings made while loading
+TOLERANCES = (DEFAULT_REL_TOL, DEFAULT_ABS_TOL)
+BATCH = 512  # questions validated by one pydantic call (their raw values dropped after it)
+
+# (id, input, gold, meta, findings): a sample and its consistency findings at TOLERANCES
+SampleRow = tuple[str, Any, Any, Any, tuple[tuple[str, str, str], ...]]
 
 
 def data_file_name(question_type: str) -> str:
@@ -55,71 +66,125 @@ def resolve_data_file(path: Path) -> Path:
     )
 
 
+@registry.loaders.register("reaction_mc_questions")
+@loader_params(question_type=str)
+def load_questions(ctx: LoadContext) -> Dataset:
+    question_type = str(ctx.params.get("question_type", ""))
+    if len(ctx.data) != 1:
+        raise BenchregError(
+            f"task {ctx.task_name} must name exactly one data file", fix="set `data: [<file>]`"
+        )
+    path = confined(resolve_data_file(ctx.data[0]), ctx.data_root)
+    _known(question_type)
+    plan = LoadPlan(
+        name=LOADED,
+        files=(path,),
+        read=lambda: read_rows(path, question_type),
+        key={"question_type": question_type, "tolerances": list(TOLERANCES), "rows": ROWS_FORMAT},
+    )
+    loaded = load(plan, cache=ctx.cache)
+    rows: list[SampleRow] = loaded.value
+    with gc_paused():
+        samples = [Sample(sample_id, inp, gold, meta) for sample_id, inp, gold, meta, _ in rows]
+    findings = [finding for row in rows for finding in row[4]]
+    return Dataset(
+        samples=samples,
+        files=[path],
+        info={
+            "question_type": question_type,
+            "questions": len(samples),
+            "loaded": loaded.source,
+            "checks": "run" if loaded.source == "read" else "cached",
+        },
+        checked={LOADER_CHECKS: {"tolerances": list(TOLERANCES), "findings": findings}},
+    )
+
+
+def read_rows(path: Path, question_type: str) -> list[SampleRow]:
+    """Every question of the file, validated, as a row ``(id, input, gold, meta, findings)``:
+    the findings are those of the consistency checks at the default tolerances (as tuples), which
+    the validator then reports without checking the questions again. Equal parts of the file's
+    questions are one object (:mod:`sharing`)."""
+    checker = QuestionChecker(*TOLERANCES)
+    found = checker.findings
+    share = Sharer()
+    rows: list[SampleRow] = []
+    for question in iter_questions(path, question_type):
+        share.question(question)
+        sample = to_sample(question)
+        before = len(found)
+        checker.question(sample)
+        findings = tuple((f.where, f.message, f.severity) for f in found[before:])
+        rows.append((sample.id, sample.input, sample.gold, sample.meta, findings))
+    return rows
+
+
 def read_questions(path: Path, question_type: str) -> list[QuestionFields]:
     """Parse and validate every question of one file (raises BenchregError on the first problem)."""
     return list(iter_questions(path, question_type))
 
 
-def iter_questions(path: Path, question_type: str, *, batch: int = 512) -> Iterator[QuestionFields]:
-    """:func:`read_questions` as a stream: a JSON list file is decoded a read buffer at a time
-    (core.reader.iter_list_records) and checked in batches, so memory holds one buffer's raw
-    questions, not the whole file decoded."""
-    yield from checked_questions(question_records(path), question_type, batch=batch)
+def iter_questions(path: Path, question_type: str) -> Iterator[QuestionFields]:
+    """:func:`read_questions` one batch at a time: the raw questions of a batch are dropped once
+    validated, so the file's decoded values and the validated questions are not all held at
+    once. An id given twice is an error naming both places."""
+    _known(question_type)
+    ids = IdIndex("id", what="question", keep=False)
+    pending: list[tuple[str, Record]] = []
+    for record in question_records(path):
+        pending.append((ids.add(record), record))
+        if len(pending) >= BATCH:
+            checked, pending = _checked(pending, question_type), []
+            yield from checked
+    yield from _checked(pending, question_type)
 
 
 def question_records(path: Path) -> Iterable[Record]:
-    """The records of a question file: a JSON list (streamed), or JSON Lines (`.jsonl`)."""
+    """The records of a question file: a JSON list, or JSON Lines (`.jsonl`)."""
     return read_records(path) if path.suffix == ".jsonl" else iter_list_records(path)
 
 
-def checked_questions(
-    records: Iterable[Record], question_type: str, *, batch: int = 512
-) -> Iterator[QuestionFields]:
-    """The validated questions of ``records`` (an id given twice is an error)."""
+def _known(question_type: str) -> None:
     if question_type not in QUESTION_TYPES:
         raise BenchregError(
             f"unknown question_type {question_type!r}", fix=f"one of {', '.join(QUESTION_TYPES)}"
         )
-    ids = IdIndex("id", what="question", keep=False)
-    pending: list[tuple[str, Record]] = []
-    for record in records:
-        pending.append((ids.add(record), record))
-        if len(pending) >= batch:
-            yield from _checked(pending, question_type)
-            pending = []
-    yield from _checked(pending, question_type)
-
-
-def _checked(records: list[tuple[str, Record]], question_type: str) -> list[QuestionFields]:
-    plain = [plain_question(record.data) for _, record in records]
-    rest = [position for position, question in enumerate(plain) if question is None]
-    validated: list[QuestionFields] | None = []
-    if rest:
-        try:  # the rest in one pydantic call; on a violation, find the first one in order
-            validated = _QUESTIONS.validate_python([records[i][1].data for i in rest])
-        except ValidationError:
-            validated = None
-    by_position = dict(zip(rest, validated or (), strict=False))
-    questions: list[QuestionFields] = []
-    for position, (qid, record) in enumerate(records):
-        label = f"{record.where} (question {qid})"
-        question = plain[position] or by_position.get(position)
-        if question is None:
-            try:
-                question = _QUESTION.validate_python(record.data)
-            except ValidationError as exc:
-                raise BenchregError(
-                    _first_error(exc), where=label, fix="see spec section 7"
-                ) from None
-        problem = check_identity(question, question_type)
-        if problem:
-            raise BenchregError(problem, where=label)
-        questions.append(question)
-    return questions
 
 
 _QUESTIONS: TypeAdapter[list[QuestionFields]] = TypeAdapter(list[Question])
 _QUESTION: TypeAdapter[QuestionFields] = TypeAdapter(Question)
+
+
+def _checked(batch: list[tuple[str, Record]], question_type: str) -> list[QuestionFields]:
+    """The validated questions of ``batch`` in one pydantic call; when one is rejected, each is
+    validated again in order, so the first problem (of pydantic's or of the identity checks)
+    is the one reported."""
+    try:
+        questions: list[QuestionFields] | None = _QUESTIONS.validate_python(
+            [record.data for _, record in batch]
+        )
+    except ValidationError:
+        questions = None
+    out: list[QuestionFields] = []
+    for position, (qid, record) in enumerate(batch):
+        if questions is not None:
+            question = questions[position]
+        else:
+            try:
+                question = _QUESTION.validate_python(record.data)
+            except ValidationError as exc:
+                raise BenchregError(
+                    _first_error(exc), where=_label(record, qid), fix="see spec section 7"
+                ) from None
+        problem = check_identity(question, question_type)
+        if problem:
+            raise BenchregError(problem, where=_label(record, qid))
+        out.append(question)
+    return out
+
+
+def _label(record: Record, qid: str) -> str:
+    return f"{record.where} (question {qid})"
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -143,194 +208,30 @@ RELEASE_META_KEYS = (
 )
 
 
-def to_sample(question: QuestionFields, strings: dict[Any, Any] | None = None) -> Sample:
+def to_sample(question: QuestionFields) -> Sample:
     """Sample.meta (JSON, also written to samples.jsonl): `release` = the file's own numbers,
     `formula` = the effective/relative scores recomputed from `meta.scores`.
 
     Built from the validated question's own values (a fresh dict from validation), without
-    copying them again. With ``strings`` (one dict for a whole file), equal condition texts,
-    SMILES and keys of different questions become one object, and so do equal condition items
-    (``{"content": ..., "SMILES": ...}``, the same texts in the same key order): a release
-    repeats its tables' reactants, products and conditions in question after question. Nothing
-    changes a sample's data once built, so equal items can be one object (the marshal entries
-    of the loaded-data cache then write each once per chunk, too)."""
-    share = _Sharer(strings if strings is not None else {})
+    copying them again."""
     meta = question["meta"]
     release = {key: meta.get(key) for key in RELEASE_META_KEYS}
-    for key in ("doi", "parent_table_id"):
-        release[key] = share.text(release[key])
-    if type(release["scores"]) is list:
-        release["scores"] = share.outcomes(release["scores"])
     options = question["options"]
-    for option in options:
-        share.conditions(option)
     inp: dict[str, Any] = {k: v for k, v in question["input"].items() if v is not None}
-    share.conditions(inp["constant_conditions"])
-    share.conditions(inp.get("fixed_conditions"))
-    share.items(inp["reactants"])
-    share.items(inp["products"])
     if "reference_conditions" in inp:
         inp["reference_conditions"] = [r.model_dump() for r in inp["reference_conditions"]]
     return Sample(
         id=question["id"],
         input={
             "question_type": question["question_type"],
-            "target_key": share.text(question["target_key"]),
-            "varying_keys": [share.text(key) for key in question["varying_keys"]],
+            "target_key": question["target_key"],
+            "varying_keys": question["varying_keys"],
             "input": inp,
             "options": options,
         },
         gold=question["answer"],
         meta={"release": release, "formula": formula_scores(release, len(options)).as_json()},
     )
-
-
-_PLAIN = frozenset({float, int, str, bool, type(None)})
-
-
-class _Sharer:
-    __slots__ = ("text_of",)
-
-    def __init__(self, strings: dict[Any, Any]) -> None:
-        self.text_of = strings.setdefault  # texts by themselves, items by ("item", texts)
-
-    def text(self, value: Any) -> Any:
-        return self.text_of(value, value) if type(value) is str else value
-
-    def conditions(self, group: dict[str, Any] | None) -> None:
-        """In place: a condition group {key: [{"content": ..., "SMILES": ...}, ...]}."""
-        for items in (group or {}).values():
-            if type(items) is list:
-                self.items(items)
-
-    def items(self, items: list[Any]) -> None:
-        """In place: a list of items (a condition's, the reactants or products)."""
-        for position, item in enumerate(items):
-            if type(item) is dict:
-                items[position] = self.molecule(item)
-
-    def outcomes(self, scores: list[Any]) -> list[Any]:
-        """``meta.scores``, each entry of plain values (numbers, texts, null) the first equal
-        entry of the file: the same keys in the same order, values of the same types (1 and
-        1.0 and True stay apart, and so do 0.0 and -0.0)."""
-        out = []
-        for entry in scores:
-            if type(entry) is dict:
-                key: list[Any] = ["scores"]
-                for name, value in entry.items():
-                    kind = type(value)
-                    if kind not in _PLAIN or (kind is float and not value and str(value)[0] == "-"):
-                        break  # -0.0 (== 0.0) is kept apart
-                    key += (name, kind, value)
-                else:
-                    entry = self.text_of(tuple(key), entry)
-            out.append(entry)
-        return out
-
-    def molecule(self, item: dict[str, Any]) -> dict[str, Any]:
-        """The item with its `content` and `SMILES` texts shared (in place); an item of just
-        these two texts, in this order, is the first equal item of the file."""
-        text_of = self.text_of
-        if len(item) == 2:
-            content, smiles = item.get("content"), item.get("SMILES")
-            if type(content) is str and type(smiles) is str and next(iter(item)) == "content":
-                key = ("item", content, smiles)
-                first = text_of(key, item)
-                if first is item:  # the first of its kind: its texts shared with the rest
-                    item["content"] = text_of(content, content)
-                    item["SMILES"] = text_of(smiles, smiles)
-                return first  # type: ignore[no-any-return]
-        content = item.get("content")
-        if type(content) is str:
-            item["content"] = content = text_of(content, content)
-        smiles = item.get("SMILES")
-        if type(smiles) is str:
-            item["SMILES"] = text_of(smiles, smiles)
-        return item
-
-
-@registry.loaders.register("reaction_mc_questions")
-@loader_params(question_type=str)
-def load_questions(ctx: LoadContext) -> Dataset:
-    question_type = str(ctx.params.get("question_type", ""))
-    if len(ctx.data) != 1:
-        raise BenchregError(
-            f"task {ctx.task_name} must name exactly one data file", fix="set `data: [<file>]`"
-        )
-    path = confined(resolve_data_file(ctx.data[0]), ctx.data_root)
-    key = {"question_type": question_type, "checked_with": list(TOLERANCES)}
-    with gc_paused():  # no collector passes over the growing heap while loading
-        rows = checkcache.loaded(LOADED, [path], key)
-        info: dict[str, Any] = {"question_type": question_type, "checks": "cached"}
-        if rows is not None:
-            logger.info(
-                f"{path.name}: questions (and their checks) reused from an earlier run on this "
-                f"exact file (sha256 {sha256_file(path)[:12]}, cache {checkcache.cache_dir()})"
-            )
-        else:
-            rows, read_by = _built_rows(path, question_type, key)
-            info.update(checks="run", read_by=read_by)
-        samples = samples_of_rows(row[:4] for row in rows)
-        findings = [finding for row in rows for finding in row[4]]
-    return Dataset(
-        samples=samples,
-        files=[path],
-        info={**info, "questions": len(samples)},
-        checked={LOADER_CHECKS: {"tolerances": list(TOLERANCES), "findings": findings}},
-    )
-
-
-LOADED = "reaction_mc.samples"  # the loaded-data cache's name of this loader's samples
-LOADER_CHECKS = "reaction_mc_consistency"  # Dataset.checked: the findings made while loading
-TOLERANCES = (DEFAULT_REL_TOL, DEFAULT_ABS_TOL)
-
-
-def question_rows(records: Iterable[Record], question_type: str) -> list[SampleRow]:
-    """The samples of validated questions as rows ``(id, input, gold, meta, findings)``, the
-    findings being those of the consistency checks at the default tolerances (as tuples): what
-    the loaded-data cache keeps, and what core.partload's workers build from their parts."""
-    strings: dict[Any, Any] = {}
-    checker = QuestionChecker(*TOLERANCES)
-    found = checker.findings
-    rows: list[SampleRow] = []
-    for question in checked_questions(records, question_type):
-        sample = to_sample(question, strings)
-        before = len(found)
-        checker.question(sample)
-        new = found[before:]  # most questions have none
-        findings = tuple((f.where, f.message, f.severity) for f in new) if new else ()
-        rows.append((sample.id, sample.input, sample.gold, sample.meta, findings))
-    return rows
-
-
-def _built_rows(
-    path: Path, question_type: str, key: dict[str, Any]
-) -> tuple[list[SampleRow], dict[str, Any]]:
-    """The rows of a file not in the cache (several processes for a large JSON list, see
-    core.partload), stored in the cache for the next run; and how many processes read it."""
-    with partload.loaded_in_parts(
-        path,
-        f"{__name__}:question_rows",
-        [question_type],
-        strings_shared=True,
-        rows_files=checkcache.enabled(),
-    ) as parts:
-        if parts is not None and len({row[0] for row in parts.rows}) == len(parts.rows):
-            checkcache.store_loaded(LOADED, [path], [], key, then=parts.rows_files)
-            logger.info(
-                f"{path.name}: {len(parts.rows):,} questions read by "
-                f"{len(parts.worker_peak_rss_mib) + 1} processes (workers' peak RSS "
-                f"{', '.join(f'{m:.0f}' for m in parts.worker_peak_rss_mib)} MiB)"
-            )
-            workers = [round(m, 1) for m in parts.worker_peak_rss_mib]
-            return parts.rows, {"processes": len(workers) + 1, "worker_peak_rss_mib": workers}
-    # one process; also how a problem anywhere (an id given twice included) is reported
-    rows = question_rows(question_records(path), question_type)
-    checkcache.store_loaded(LOADED, [path], rows, key, strings_shared=True)
-    return rows, {"processes": 1}
-
-
-SampleRow = tuple[str, Any, Any, Any, tuple[tuple[str, str, str], ...]]
 
 
 def dump_questions(questions: list[dict[str, Any]]) -> str:

@@ -14,7 +14,6 @@ the sample's, without a second copy); fields beyond the spec's are kept.
 
 from __future__ import annotations
 
-import itertools
 import re
 from typing import Annotated, Any, Literal, NotRequired, get_args
 
@@ -209,96 +208,3 @@ def check_identity(question: QuestionFields, file_type: str) -> str | None:
         )
     return None
 
-
-# --- the plain path ---------------------------------------------------------------------------
-#
-# pydantic spends about 1.7 s of CPU on 50,000 questions, copying every dict and list of them.
-# A decoded question that plainly has the declared types (exact JSON types: str, int, list,
-# dict, None) validates into a dict equal to itself, its declared keys first in declared order
-# and then the others in their order (pydantic's output order): such a question is taken as it
-# is, with `_consistent` applied. Anything else (a reference question, a number where a text is
-# due, another key order, ...) goes through pydantic, which also words every error.
-
-_TOP = ("id", "question_type", "target_key", "varying_keys", "input", "options", "answer", "meta")
-_INPUT = (
-    "reactants",
-    "products",
-    "constant_conditions",
-    "fixed_conditions",
-    "reference_conditions",
-)
-_MOLECULE = ("content", "SMILES")
-_PLAIN_TYPES = frozenset(
-    t for t in QUESTION_TYPES if not t.endswith("_reference")
-)  # a reference question's Reference models are pydantic's
-
-
-def _in_order(value: dict[str, Any], declared: tuple[str, ...]) -> bool:
-    """Whether ``value``'s keys are in pydantic's output order: the declared keys it has, in
-    declared order, then only others."""
-    if len(value) == len(declared) and tuple(value) == declared:
-        return True  # the common case, at C speed
-    present = [key for key in declared if key in value]
-    return list(itertools.islice(value, len(present))) == present
-
-
-def _molecules(items: Any) -> bool:
-    if type(items) is not list:
-        return False
-    for item in items:
-        if type(item) is not dict:
-            return False
-        if tuple(item) == _MOLECULE:  # the common item
-            if type(item["content"]) is not str or type(item["SMILES"]) is not str:
-                return False
-        elif not (
-            type(item.get("content", "")) is str
-            and type(item.get("SMILES", "")) is str
-            and _in_order(item, _MOLECULE)
-        ):
-            return False
-    return True
-
-
-def plain_question(data: Any) -> QuestionFields | None:
-    """``data`` itself as its validated question (the spec's defaults set in place), when it
-    plainly validates to itself; None when pydantic has to decide (see above)."""
-    if type(data) is not dict or not _in_order(data, _TOP):
-        return None
-    inp, options, answer, meta = (
-        data.get("input"),
-        data.get("options"),
-        data.get("answer"),
-        data.get("meta"),
-    )
-    varying = data.get("varying_keys", [])
-    if not (
-        type(data.get("id")) is str
-        and type(data.get("question_type")) is str
-        and data.get("question_type") in _PLAIN_TYPES
-        and type(data.get("target_key")) in (str, type(None))
-        and type(varying) is list
-        and all(type(key) is str for key in varying)
-        and type(inp) is dict
-        and _in_order(inp, _INPUT)
-        and _molecules(inp.get("reactants"))
-        and _molecules(inp.get("products"))
-        and type(inp.get("constant_conditions", {})) is dict
-        and type(inp.get("fixed_conditions")) in (dict, type(None))
-        and inp.get("reference_conditions") is None
-        and type(options) is list
-        and options
-        and all(type(option) is dict for option in options)
-        and type(answer) is list
-        and answer
-        and all(type(index) is int for index in answer)
-        and type(meta) is dict
-        and _in_order(meta, ALIGNED_META)
-        and all(type(meta.get(name)) is list for name in ALIGNED_META)
-        and all(type(entry) is dict for entry in meta["scores"])
-    ):
-        return None
-    try:
-        return _consistent(data)  # type: ignore[arg-type]
-    except ValueError:
-        return None  # pydantic words the error

@@ -124,7 +124,7 @@ def _sibling_findings(dataset: Dataset) -> list[Finding]:
     return pair_findings(others, dataset.samples)
 
 
-CONSISTENCY = "reaction_mc.consistency"  # the checkcache entry of this validator's findings
+CONSISTENCY = "reaction_mc.consistency"  # the loading door's name of this validator's findings
 
 
 @registry.validators.register("reaction_mc_consistency")
@@ -137,10 +137,9 @@ def check_consistency(
 ) -> list[Finding]:
     """Findings for every disagreement; ``abs_tol`` is scaled by 100 for yields/effectives.
 
-    The findings of a large file are kept in the check cache (core.checkcache), keyed by the
-    sha256 of the file (and of its reference/control sibling when pairs are checked) and by these
-    params: a repeated run on unchanged files reports the same findings without recomputing
-    them, and says so."""
+    The findings come through the loading door (core.load), keyed by the sha256 of the file (and
+    of its reference/control sibling when pairs are checked) and by these params: a repeated run
+    on unchanged files reports the same findings without recomputing them, and says so."""
     files, key = _cache_key(dataset, rel_tol, abs_tol, check_pairs)
 
     def find() -> list[Finding]:
@@ -156,7 +155,9 @@ def check_consistency(
             findings += _sibling_findings(dataset)
         return findings
 
-    return cached_findings(CONSISTENCY, files, key, find)
+    return cached_findings(
+        CONSISTENCY, files, key, find, cache=ctx.cache if ctx is not None else True
+    )
 
 
 def _cache_key(

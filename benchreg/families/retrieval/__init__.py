@@ -14,7 +14,7 @@ for one's own retriever (export.py) and the abstention threshold chosen on dev (
 """
 
 import benchreg.core.ranking  # noqa: F401  (registers the ranking metrics)
-from benchreg.core.family import register_family
+from benchreg.core.registry import register_family
 
 register_family(__name__, __file__, release_prompts="prompts", packages=("bm25s", "pypdf"))
 

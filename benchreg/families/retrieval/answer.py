@@ -41,7 +41,7 @@ def result_problem(modality: str, item: Mapping[str, Any]) -> str | None:
 STR_OR_NULL = frozenset({str, type(None)})
 
 
-def _all_common(modality: str, results: Sequence[Any]) -> bool:
+def all_common(modality: str, results: Sequence[Any]) -> bool:
     """Whether every result is a dict with a non-empty string `source_id`, a common region
     shape of the modality (regions.COMMON), a finite float or null `score`, string or null
     `holder` and `atom_id`, and a valid or null `observed_at`. Checked column by column with
@@ -70,12 +70,18 @@ def _all_common(modality: str, results: Sequence[Any]) -> bool:
     regions = list(map(dict.get, results, repeat("region")))
     if set(map(type, regions)) != {dict}:
         return False
-    if modality == "conversation":  # the most common shape, {turn}, without a call per item
-        if set(map(len, regions)) != {1}:
-            return False
-        turns = list(map(dict.get, regions, repeat("turn")))
-        return set(map(type, turns)) == {int} and min(turns) >= 0
+    unit = SINGLE_UNIT.get(modality)
+    if unit is not None and set(map(len, regions)) == {1}:
+        # the most common shape, a single turn or page, without a call per item
+        key, least = unit
+        units = list(map(dict.get, regions, repeat(key)))
+        return set(map(type, units)) == {int} and min(units) >= least
+    if modality == "conversation":  # {turn} is its only common shape
+        return False
     return all(map(COMMON[modality], regions))
+
+
+SINGLE_UNIT = {"conversation": ("turn", 0), "pdf": ("page", 1)}  # regions.COMMON's one-key shapes
 
 
 class RetrievalAnswer:
@@ -113,7 +119,7 @@ class RetrievalAnswer:
         ranked, problem = parse_ranked_container(answer)
         if ranked is None:
             return Checked(answer, Status.INVALID, problem)
-        if not _all_common(modality, ranked.results):
+        if not all_common(modality, ranked.results):
             if problem := ranked_items_problem(ranked.results):
                 return Checked(answer, Status.INVALID, problem)
             for rank, item in enumerate(ranked.results, start=1):

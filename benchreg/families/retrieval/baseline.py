@@ -153,12 +153,51 @@ def make_bm25(
     store = AtomStore(manifest, modality, chunker, {"size": size, "stride": stride})
     if not any(row.path is not None for row in store.rows.values()):
         raise _no_corpus(ctx, modality, store)
+    relevance = _min_relevance(ctx.samples, chunker, min_relevance)
+    index_for = _indexes(ctx, modality, store, honour_scope)
+
+    def answer(sample: Sample) -> Prediction:
+        tic = time.perf_counter()
+        scope = sample.meta.get("session") if honour_scope else None
+        scoped = index_for(scope)
+        visible = scoped.visible(sample, filter_holder, filter_as_of)
+        question = str(sample.input["question"])
+        found = scoped.index.search(question, int(k), visible, float(min_score), relevance)
+        results = _results(scoped.atoms, found)
+        latency = time.perf_counter() - tic
+        return Prediction(
+            sample.id,
+            answer={"results": results, "latency_s": latency},
+            latency_s=latency,
+            metadata={"chunker": chunker, "atoms": len(scoped.atoms),
+                      "scope": scope if scope is not None else "all",
+                      "min_relevance": relevance,
+                      "score_bound": scoped.index.bound(
+                          tokenize(question, scoped.index.stopwords))},
+        )
+
+    return answer
+
+
+def _min_relevance(
+    samples: Sequence[Sample], chunker: str, min_relevance: float | None
+) -> float:
+    """The param, else the value chosen on the dev split of the samples' dataset."""
     from benchreg.families.retrieval.abstention import chosen_min_relevance
 
-    datasets = {(s.meta.get("origin") or {}).get("dataset") for s in ctx.samples}
+    datasets = {(s.meta.get("origin") or {}).get("dataset") for s in samples}
     dataset = datasets.pop() if len(datasets) == 1 else None
-    relevance = chosen_min_relevance(dataset, chunker) if min_relevance is None else float(
-        min_relevance)
+    if min_relevance is None:
+        return chosen_min_relevance(dataset, chunker)
+    return float(min_relevance)
+
+
+def _indexes(
+    ctx: SystemContext, modality: str, store: AtomStore, honour_scope: bool
+) -> Callable[[str | None], ScopedIndex]:
+    """The index of a scope (a source, or None: every atom), built once; every index a query
+    will ask for is built here, before the first question (latency is answering, not
+    indexing), and a corpus that yields nothing fails here."""
     indexes: dict[str | None, ScopedIndex] = {}
 
     def index_for(scope: str | None) -> ScopedIndex:
@@ -170,40 +209,22 @@ def make_bm25(
         return indexes[scope]
 
     if not any(s.meta.get("session") for s in ctx.samples) or not honour_scope:
-        index_for(None)  # fail before any answer when the corpus yields nothing
-    else:  # every scope's index before the first question: latency is answering, not indexing
+        index_for(None)
+    else:
         for scope in dict.fromkeys(s.meta.get("session") for s in ctx.samples):
             index_for(scope)
+    return index_for
 
-    def answer(sample: Sample) -> Prediction:
-        tic = time.perf_counter()
-        scope = sample.meta.get("session") if honour_scope else None
-        scoped = index_for(scope)
-        visible = scoped.visible(sample, filter_holder, filter_as_of)
-        question = str(sample.input["question"])
-        found = scoped.index.search(question, int(k), visible, float(min_score), relevance)
-        atoms = scoped.atoms
-        results = [
-            {
-                "source_id": atoms[i].source_id,
-                "region": atoms[i].region,
-                "score": score,
-                "observed_at": atoms[i].observed_at,
-                "holder": atoms[i].holder,
-                "atom_id": atoms[i].atom_id,
-            }
-            for i, score in found
-        ]
-        latency = time.perf_counter() - tic
-        return Prediction(
-            sample.id,
-            answer={"results": results, "latency_s": latency},
-            latency_s=latency,
-            metadata={"chunker": chunker, "atoms": len(atoms),
-                      "scope": scope if scope is not None else "all",
-                      "min_relevance": relevance,
-                      "score_bound": scoped.index.bound(
-                          tokenize(question, scoped.index.stopwords))},
-        )
 
-    return answer
+def _results(atoms: Sequence[Atom], found: Sequence[tuple[int, float]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "source_id": atoms[i].source_id,
+            "region": atoms[i].region,
+            "score": score,
+            "observed_at": atoms[i].observed_at,
+            "holder": atoms[i].holder,
+            "atom_id": atoms[i].atom_id,
+        }
+        for i, score in found
+    ]

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from benchreg.core.errors import BenchregError
-from benchreg.core.progress import without_monitor_thread
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -37,7 +36,6 @@ class BM25Index:
                 "the retrieval baseline needs the bm25s package",
                 fix="pip install 'benchreg[retrieval]'",
             ) from None
-        without_monitor_thread()  # bm25s makes tqdm bars even with show_progress=False
         self.stopwords = frozenset(STOPWORDS_EN)
         self.size = len(texts)
         self._bm25 = bm25s.BM25(k1=k1, b=b)

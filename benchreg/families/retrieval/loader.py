@@ -12,6 +12,12 @@ Params: `modality`; `sets` (set file stems to read, e.g. ``[swebench_lite]``; de
 both `code`) are refused unless `sets` names the one to score, since their numbers would mix two
 benchmarks; `void_entries`.
 
+The checked entries (valid ones as sample rows, void ones' findings) are loaded through the
+loading door (`benchreg.core.load`): a run on set files read before answers from its
+loaded-data cache without checking 100,000 entries again; `Dataset.info["loaded"]` (and
+`"entries"`) say whether the entries were read and checked, or came from the cache or this
+process's memory.
+
 Nothing outside the data root is opened: `sets/`, every set file and the manifest are resolved
 with :func:`benchreg.core.io.confined` (links and `..` followed, then checked) before they are
 read or hashed. Entries whose gold comes from a synthetic annotation (the embedded sample) are
@@ -21,16 +27,14 @@ warning: "demonstration data, not a benchmark".
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from loguru import logger
-
-from benchreg.core import checkcache, idle, partload, registry
+from benchreg.core import registry
 from benchreg.core.errors import BenchregError
 from benchreg.core.io import confined, sha256_file
+from benchreg.core.load import LoadPlan, gc_paused, load
 from benchreg.core.params import loader_params
 from benchreg.core.reader import Record, read_records
 from benchreg.core.types import Dataset, LoadContext, Sample
@@ -42,6 +46,13 @@ from benchreg.families.retrieval.regions import MODALITIES
 from benchreg.families.retrieval.validators import Located, check_entries, unanswerable_shares
 
 SETS = "sets"
+PLAN = "retrieval.entries"  # the door's name for the checked entries of the set files
+ROWS_FORMAT = 2  # raise when sample_row or the rows change: older cache entries are then unused
+HOW = {  # Dataset.info["entries"], by where the door found the checked entries
+    "read": "read and checked",
+    "cache": "reused from an earlier run's checks (same sha256)",
+    "memory": "reused from this process's earlier load (same files)",
+}
 
 
 def _selected(record: Record, modality: str, split: str) -> bool:
@@ -59,26 +70,21 @@ def sample_of(located: Located) -> Sample:
 
 
 def sample_row(located: Located) -> tuple[Any, ...]:
-    """The fields of the entry's :class:`Sample` (``id, input, gold, meta``): what the cache
-    keeps, built without the Sample in between."""
+    """The fields of the entry's :class:`Sample` (``id, input, gold, meta``) as plain data, for
+    the loaded-data cache. The nested models are copied from their fields (``__dict__``): what
+    ``model_dump()`` gives for these flat models (tests/families/retrieval/
+    test_records_property.py holds them equal), without its cost per call."""
     entry = located.entry
+    # the region copied: a sample holding the model's own dict would keep the memory the
+    # validation allocated around it from being reused (a larger peak later in the run)
     gold = [{"source_id": g.source_id, "region": dict(g.region)} for g in entry.gold]
     scope, origin = entry.scope, entry.origin
-    holder, session, scenario = scope.holder, scope.session, scope.scenario
     query_id, modality, as_of = entry.query_id, entry.modality, entry.as_of
-    # what `model_dump()` gives for these flat models (records.py), without its per-call cost
-    scope_dump = {"holder": holder, "session": session, "scenario": scenario}
-    origin_dump = {
-        "dataset": origin.dataset,
-        "revision": origin.revision,
-        "item": origin.item,
-        "license": origin.license,
-    }
     sample_input = {
         "query_id": query_id,
         "question": entry.question,
         "modality": modality,
-        "scope": scope_dump,
+        "scope": dict(scope.__dict__),
         "as_of": as_of,
         "answer_format": entry.answer_format,
     }
@@ -86,12 +92,12 @@ def sample_row(located: Located) -> tuple[Any, ...]:
         "modality": modality,
         "split": entry.split,
         "as_of": as_of,
-        "holder": holder,
-        "session": session,
-        "scenario": scenario,
+        "holder": scope.holder,
+        "session": scope.session,
+        "scenario": scope.scenario,
         "unanswerable": entry.unanswerable,
         "answer": entry.answer,
-        "origin": origin_dump,
+        "origin": dict(origin.__dict__),
         "where": located.where,
         "demonstration": located.demonstration,
     }
@@ -132,13 +138,17 @@ def load_retrieval(ctx: LoadContext) -> Dataset:
         raise BenchregError(
             "no set files", where=ctx.data_root / SETS, fix="put the entries in sets/*.jsonl"
         )
-    key = _cache_params(modality, split, names)
-    checked = _cached(files, manifest, key)
-    if checked is None:
-        checked = _checked_by_a_copy(files, manifest, key, modality, split, names)
-    if checked is None:
-        checked = _check_here(files, manifest, key, modality, split, names)
-    samples, void, demo = [Sample(*row) for row in checked.samples], checked.void, checked.demo
+    plan = LoadPlan(
+        name=PLAN,
+        files=(manifest.path, *files),
+        read=lambda: _check_here(files, manifest, modality, split, names).rows(),
+        key=_key(modality, split, names),
+    )
+    loaded = load(plan, cache=ctx.cache)
+    checked = _Checked.of_rows(loaded.value)
+    with gc_paused():
+        samples = [Sample(*row) for row in checked.samples]
+    void, demo = checked.void, checked.demo
     if void and ctx.params.get("void_entries", "drop") == "error":
         raise BenchregError(
             f"{len(void)} entr(y/ies) break spec 004, first: {void[0]}",
@@ -161,16 +171,13 @@ def load_retrieval(ctx: LoadContext) -> Dataset:
             "manifest_obj": manifest,
             "void": void,
             "unanswerable": checked.unanswerable,
-            "entries": checked.how,
+            "entries": HOW[loaded.source],
+            "loaded": loaded.source,
             "demonstration_entries": demo,
             "data": DEMONSTRATION if demo else "third-party annotation",
             "sha256": _hashes(ctx.data_root, manifest.path, files),
         },
     )
-
-
-LOADED = "retrieval-entries"  # checkcache kind: the checked entries of a set, as sample rows
-ROWS_FORMAT = 1  # raise when sample_of or the rows change: older cache entries are then unused
 
 
 @dataclass
@@ -182,10 +189,9 @@ class _Checked:
     void: list[Finding]
     unanswerable: dict[str, tuple[int, int]]
     demo: int
-    how: str = "read and checked"
 
     def rows(self) -> list[Any]:
-        """The rows checkcache keeps: a head row, then one row per sample."""
+        """What the door keeps (plain data): a head row, then one row per sample."""
         head = {
             "void": [(f.where, f.message, f.severity) for f in self.void],
             "unanswerable": {m: list(v) for m, v in self.unanswerable.items()},
@@ -193,72 +199,35 @@ class _Checked:
         }
         return [head, *self.samples]
 
+    @classmethod
+    def of_rows(cls, rows: list[Any]) -> _Checked:
+        head = rows[0]
+        return cls(
+            rows[1:],
+            [Finding(*f) for f in head["void"]],
+            {m: (int(v[0]), int(v[1])) for m, v in head["unanswerable"].items()},
+            int(head["demo"]),
+        )
+
 
 def _check_here(
-    files: list[Path],
-    manifest: Manifest,
-    key: dict[str, Any],
-    modality: str,
-    split: str,
-    names: Any,
+    files: list[Path], manifest: Manifest, modality: str, split: str, names: Any
 ) -> _Checked:
-    """The set files' entries read and checked in this process, then kept in the cache."""
+    """The set files' entries read and checked (the door's strict read: a located error for
+    an unreadable line or for datasets mixed in one modality)."""
     records = [r for path in files for r in read_records(path) if _selected(r, modality, split)]
-    if names is None:
+    if names is None and len(files) > 1:  # (one file holds what its author chose)
         _refuse_mixed(records, modality)
     valid, void = check_entries(records, manifest)
-    checked = _Checked(
+    return _Checked(
         [sample_row(located) for located in valid],
         void,
         unanswerable_shares(located.entry for located in valid),
         sum(1 for located in valid if located.demonstration),
     )
-    checkcache.store_loaded(
-        LOADED, [manifest.path, *files], checked.rows(), key, strings_shared=True
-    )
-    return checked
 
 
-COPY_MIN_BYTES = 8 << 20  # set files from this size on are checked by a copy (see below)
-
-
-def _checked_by_a_copy(
-    files: list[Path],
-    manifest: Manifest,
-    key: dict[str, Any],
-    modality: str,
-    split: str,
-    names: Any,
-) -> _Checked | None:
-    """The entries read and checked by a forked copy of this process, which keeps them in the
-    loaded-data cache, while this one does the work the run offers meanwhile (core.idle: the
-    predictions file read ahead); then read back from the cache. Only when there is such work,
-    the cache is on and the set files are large; None otherwise, or when the copy failed (this
-    process then reads them itself, and reports any problem)."""
-    try:
-        size = sum(path.stat().st_size for path in files)
-    except OSError:
-        return None
-    if size < COPY_MIN_BYTES or not idle.has_offered() or not checkcache.enabled():
-        return None
-    if not partload.forking():
-        return None
-
-    def work() -> tuple[int, Any]:
-        return 0, _check_here(files, manifest, key, modality, split, names)
-
-    with tempfile.TemporaryDirectory(prefix="benchreg-retrieval-") as tmp:
-        log = Path(tmp) / "copy.log"
-        copy = partload.fork_copy(work, log)
-        idle.run_offered()
-        if code := copy.wait():
-            last = log.read_text("utf-8", "replace").strip().splitlines()[-1:]
-            logger.debug(f"set files: the checking copy exited with {code} ({' '.join(last)})")
-            return None
-    return _cached(files, manifest, key, by_a_copy=True)
-
-
-def _cache_params(modality: str, split: str, names: Any) -> dict[str, Any]:
+def _key(modality: str, split: str, names: Any) -> dict[str, Any]:
     """What besides the files' contents the checks depend on: the selection and the annotation
     registry (annotations.py; a plugin may register more)."""
     registered = sorted(repr(a) for a in ANNOTATIONS.values())
@@ -269,33 +238,6 @@ def _cache_params(modality: str, split: str, names: Any) -> dict[str, Any]:
         "sets": names,
         "annotations": registered,
     }
-
-
-def _cached(
-    files: list[Path], manifest: Manifest, key: dict[str, Any], *, by_a_copy: bool = False
-) -> _Checked | None:
-    """The checked entries kept by an earlier run on these exact files (same sha256, same
-    benchreg version, same selection and annotation registry), or by this run's checking copy
-    (``by_a_copy``), or None."""
-    rows = checkcache.loaded(LOADED, [manifest.path, *files], key)
-    if not rows or type(rows[0]) is not dict:
-        return None
-    head = rows[0]
-    if by_a_copy:
-        how = "read and checked (by a forked copy of this run)"
-    else:
-        how = "reused from an earlier run's checks (same sha256)"
-        logger.info(
-            f"{len(rows) - 1} {key['modality']} entries (and their checks) reused from an "
-            f"earlier run on these exact set files (cache {checkcache.cache_dir()})"
-        )
-    return _Checked(
-        [tuple(row) for row in rows[1:]],
-        [Finding(*f) for f in head["void"]],
-        {m: (int(v[0]), int(v[1])) for m, v in head["unanswerable"].items()},
-        int(head["demo"]),
-        how,
-    )
 
 
 def _refuse_mixed(records: list[Record], modality: str) -> None:

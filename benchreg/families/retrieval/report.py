@@ -79,33 +79,7 @@ def headline(data: ReportInput) -> Headline | None:
     runs = {(str(r.get("view") or "-"), str(r.get("model") or "")) for r in jobs}
     several = len(runs) > 1
     for record in jobs:
-        gated = [
-            (name, m)
-            for name, m in record["metrics"].items()
-            if isinstance(m, Mapping) and "gate" in (m.get("detail") or {})
-        ]
-        set_sha, manifest_sha = _data_sha(record)
-        for i, (name, metric) in enumerate(gated):
-            detail = metric.get("detail") or {}
-            sup = support(record, metric)
-            if detail.get("data"):
-                notes.add(str(detail["data"]))
-            first = i == 0
-            run = [record.get("view") or "-", record.get("model") or ""] if several else []
-            files = f"set{NBSP}{set_sha}\nmanifest{NBSP}{manifest_sha}" if first else ""
-            rows.append(
-                [
-                    _modality(record) if first else "",
-                    *(run if first else ["" for _ in run]),
-                    name,
-                    _value(metric),
-                    sup.text,
-                    sup.not_ok_text,
-                    str(detail.get("gate")),
-                    _verdict(detail),
-                    files,
-                ]
-            )
+        rows += _gate_rows(record, several, notes)
     if not rows:
         return None
     columns = [
@@ -133,6 +107,40 @@ def headline(data: ReportInput) -> Headline | None:
         view, model = next(iter(runs))
         title += f" ({model}, view {view})"
     return Headline(title, columns, rows, footnotes)
+
+
+def _gate_rows(record: Mapping[str, Any], several: bool, notes: set[str]) -> list[list[Any]]:
+    """The headline's rows of one job: one per gated metric (the job's modality, view, model
+    and files on the first); the data notes of its metrics are added to ``notes``."""
+    gated = [
+        (name, m)
+        for name, m in record["metrics"].items()
+        if isinstance(m, Mapping) and "gate" in (m.get("detail") or {})
+    ]
+    set_sha, manifest_sha = _data_sha(record)
+    rows: list[list[Any]] = []
+    for i, (name, metric) in enumerate(gated):
+        detail = metric.get("detail") or {}
+        sup = support(record, metric)
+        if detail.get("data"):
+            notes.add(str(detail["data"]))
+        first = i == 0
+        run = [record.get("view") or "-", record.get("model") or ""] if several else []
+        files = f"set{NBSP}{set_sha}\nmanifest{NBSP}{manifest_sha}" if first else ""
+        rows.append(
+            [
+                _modality(record) if first else "",
+                *(run if first else ["" for _ in run]),
+                name,
+                _value(metric),
+                sup.text,
+                sup.not_ok_text,
+                str(detail.get("gate")),
+                _verdict(detail),
+                files,
+            ]
+        )
+    return rows
 
 
 registry.report_parts.add("retrieval", ReportPart(figures=figures, headline=headline))

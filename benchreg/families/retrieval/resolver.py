@@ -160,9 +160,7 @@ def resolve_results(
     honour_scope: bool = True,
     context_depth: int = CONTEXT_DEPTH,
 ) -> ResolvedRanking:
-    rules = rules or HitRules()
     modality = sample.meta["modality"]
-    hit, unit = HIT[modality], UNIT.get(modality)
     as_of_text, holder = sample.meta.get("as_of"), sample.meta.get("holder")
     scope = sample.meta.get("session") if honour_scope else None
     as_of = parse_time(as_of_text) if as_of_text else None
@@ -174,29 +172,72 @@ def resolve_results(
         return ResolvedRanking(
             len(results), tuple(first_hit), {}, {}, max_score, n_unscored, extents, UNITS[modality]
         )
+    leaks = _Leaks(_Authority(modality, manifest, corpus), scope, as_of, holder) if flags else None
+    first_hit, extents = _walk(sample, results, rules or HitRules(), corpus, leaks, context_depth)
+    return ResolvedRanking(
+        n_results=len(results),
+        first_hit=tuple(first_hit),
+        flagged={k: tuple(v) for k, v in leaks.flagged.items() if v} if leaks else {},
+        unknown={k: tuple(v) for k, v in leaks.unknown.items() if v} if leaks else {},
+        max_score=max_score,
+        n_unscored=n_unscored,
+        extents=tuple(extents),
+        extent_unit=UNITS[modality],
+    )
+
+
+class _Leaks:
+    """The flags of a query with a scope, an `as_of` or a holder, rank by rank."""
+
+    def __init__(
+        self, authority: _Authority, scope: str | None, as_of: datetime | None, holder: str | None
+    ) -> None:
+        self.authority, self.scope, self.as_of, self.holder = authority, scope, as_of, holder
+        self.flagged: dict[str, list[int]] = {
+            FUTURE: [],
+            FOREIGN: [],
+            OUT_OF_SCOPE: [],
+            CONTRADICTS: [],
+        }
+        self.unknown: dict[str, list[int]] = {FUTURE: [], FOREIGN: []}
+
+    def leak(self, rank: int, item: Mapping[str, Any], source: str, region: Region) -> bool:
+        """Whether the result at ``rank`` is flagged (out of scope, future, foreign holder)."""
+        leak = False
+        if self.scope is not None and source != self.scope:
+            self.flagged[OUT_OF_SCOPE].append(rank)
+            leak = True
+        if self.as_of is not None or self.holder is not None:
+            time, owners = self.authority.of(source, region)
+            leak |= _check_time(item, time, self.as_of, rank, self.flagged, self.unknown)
+            leak |= _check_holder(item, owners, self.holder, rank, self.flagged, self.unknown)
+        return leak
+
+
+def _walk(
+    sample: Sample,
+    results: list[Mapping[str, Any]],
+    rules: HitRules,
+    corpus: CorpusView | None,
+    leaks: _Leaks | None,
+    context_depth: int,
+) -> tuple[list[int], list[float | None]]:
+    """The results in rank order: per gold region the rank of the first unflagged result that
+    hits it (0: none), and the extents of the first ``context_depth`` results."""
+    modality = sample.meta["modality"]
+    hit, unit = HIT[modality], UNIT.get(modality)
     index = _gold_index(sample, unit, corpus)
     first_hit = [0] * len(sample.gold)
     remaining = len(first_hit)
-    flagged: dict[str, list[int]] = {FUTURE: [], FOREIGN: [], OUT_OF_SCOPE: [], CONTRADICTS: []}
-    unknown: dict[str, list[int]] = {FUTURE: [], FOREIGN: []}
     extents: list[float | None] = []
-    authority = _Authority(modality, manifest, corpus)
     for rank, item in enumerate(results, start=1):
         source, region = item["source_id"], item["region"]
         if rank <= context_depth:
             spans = corpus.spans(source) if corpus is not None and modality == "code" else None
             extents.append(extent(modality, region, spans))
-        elif not flags and not remaining:
+        elif leaks is None and not remaining:
             break  # every gold region is hit and no result can carry a flag
-        leak = False
-        if flags:
-            if scope is not None and source != scope:
-                flagged[OUT_OF_SCOPE].append(rank)
-                leak = True
-            if as_of is not None or holder is not None:
-                time, owners = authority.of(source, region)
-                leak |= _check_time(item, time, as_of, rank, flagged, unknown)
-                leak |= _check_holder(item, owners, holder, rank, flagged, unknown)
+        leak = leaks is not None and leaks.leak(rank, item, source, region)
         if leak or not remaining:
             continue
         gold = index.get(source)
@@ -208,16 +249,7 @@ def resolve_results(
             if not first_hit[i] and hit(region, gold_region, ctx, rules):
                 first_hit[i] = rank
                 remaining -= 1
-    return ResolvedRanking(
-        n_results=len(results),
-        first_hit=tuple(first_hit),
-        flagged={k: tuple(v) for k, v in flagged.items() if v},
-        unknown={k: tuple(v) for k, v in unknown.items() if v},
-        max_score=max_score,
-        n_unscored=n_unscored,
-        extents=tuple(extents),
-        extent_unit=UNITS[modality],
-    )
+    return first_hit, extents
 
 
 def _check_time(
@@ -286,9 +318,7 @@ def make_resolver(
     """``record``: also keep the resolution in ``prediction.metadata['resolution']``;
     ``honour_scope``: a result outside the query's `scope.session` never hits; the other params
     are the hit rules (overlap.py) and how many results' extents are kept for `context_at_k`."""
-    manifest: Mapping[str, ManifestRow] = dataset.info.get("manifest", {})
     manifest_obj = dataset.info.get("manifest_obj")
-    corpus = CorpusView(manifest_obj) if manifest_obj is not None else None
     rules = HitRules(
         pdf_max_pages=int(pdf_max_pages),
         ui_min_iou=float(ui_min_iou),
@@ -297,26 +327,52 @@ def make_resolver(
         conversation_min_precision=float(conversation_min_precision),
         code_max_lines=int(code_max_lines),
     )
+    return _Resolver(
+        dataset.info.get("manifest", {}),
+        CorpusView(manifest_obj) if manifest_obj is not None else None,
+        rules,
+        record=record,
+        honour_scope=bool(honour_scope),
+        context_depth=int(context_depth),
+    )
 
-    def resolve(sample: Sample, prediction: Prediction) -> ResolvedRanking:
+
+class _Resolver:
+    """The resolver of one run: one prediction at a time (a call), or all of them
+    (:meth:`resolve_many`, which the core calls when a resolver has it)."""
+
+    def __init__(
+        self,
+        manifest: Mapping[str, ManifestRow],
+        corpus: CorpusView | None,
+        rules: HitRules,
+        *,
+        record: bool,
+        honour_scope: bool,
+        context_depth: int,
+    ) -> None:
+        self.manifest, self.corpus, self.rules = manifest, corpus, rules
+        self.record, self.honour_scope, self.context_depth = record, honour_scope, context_depth
+
+    def __call__(self, sample: Sample, prediction: Prediction) -> ResolvedRanking:
         results = prediction.answer["results"]
         if type(results) is ResultColumns:
             results = list(results)
         resolved = resolve_results(
             sample,
             results,
-            manifest,
-            rules=rules,
-            corpus=corpus,
-            honour_scope=bool(honour_scope),
-            context_depth=int(context_depth),
+            self.manifest,
+            rules=self.rules,
+            corpus=self.corpus,
+            honour_scope=self.honour_scope,
+            context_depth=self.context_depth,
         )
-        if record:
+        if self.record:
             prediction.metadata["resolution"] = resolved.to_json()
         return resolved
 
-    def resolve_many(samples: Sequence[Sample], predictions: Sequence[Prediction]) -> None:
-        """:func:`resolve` of every pair, into ``prediction.resolved``: columnar results of
+    def resolve_many(self, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> None:
+        """The resolution of every pair, into ``prediction.resolved``: columnar results of
         queries without `as_of` and `scope.holder` together (vector.py), the others one by
         one."""
         groups: dict[int, tuple[RunColumns, list[Sample], list[Prediction]]] = {}
@@ -329,7 +385,7 @@ def make_resolver(
                 or meta.get("as_of") is not None
                 or meta.get("holder") is not None
             ):
-                prediction.resolved = resolve(sample, prediction)
+                prediction.resolved = self(sample, prediction)
                 continue
             group = groups.setdefault(id(held.run), (held.run, [], []))
             group[1].append(sample)
@@ -339,13 +395,10 @@ def make_resolver(
                 run,
                 group_samples,
                 [p.answer["results"] for p in group_predictions],
-                honour_scope=bool(honour_scope),
-                context_depth=int(context_depth),
+                honour_scope=self.honour_scope,
+                context_depth=self.context_depth,
             )
             for prediction, resolved in zip(group_predictions, found, strict=True):
                 prediction.resolved = resolved
-                if record:
+                if self.record:
                     prediction.metadata["resolution"] = resolved.to_json()
-
-    resolve.resolve_many = resolve_many  # type: ignore[attr-defined]
-    return resolve

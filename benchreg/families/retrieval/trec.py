@@ -4,9 +4,8 @@ What is read is exactly what ``read_text(run).splitlines()`` and ``line.split()`
 (the reader as it was): a line is malformed unless it has 6 fields and a float score; blank
 lines are skipped; line numbers count every line. A chunk of plain ASCII text whose only line
 break is ``\\n`` (no ``\\r``, ``\\v``, ``\\f``, ``\\x1c-\\x1f``: `str` would split lines or fields
-there) and whose non-blank lines all hold 6 fields is split in one ``bytes.split`` (fields per
-line counted with numpy first); any other chunk is read line by line as before. Chunks are
-parsed in two threads (numpy releases the GIL) and added to the lines in file order; a chunk's
+there) and whose non-blank lines all hold 6 fields is read with numpy (field edges from one
+diff, fields per line counted); any other chunk is read line by line as before. A chunk's
 queries are grouped from the runs of equal qids, and docnos are found by a hash of their 8-byte
 words, then compared word for word.
 
@@ -18,21 +17,20 @@ dicts; the others are columns (columns.py).
 
 from __future__ import annotations
 
-import os
 from array import array
-from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchreg.core.errors import at
+from benchreg.core.errors import BenchregError, at
 from benchreg.core.io import read_text
 from benchreg.core.predictions import PredictionCollector
+from benchreg.core.reader import index_by_id, index_lines, json_lines, read_records
 from benchreg.core.types import Prediction, Status
+from benchreg.families.retrieval.answer import all_common
 from benchreg.families.retrieval.columns import (
     INT64_MAX,
     UNIT_KEY,
@@ -91,30 +89,29 @@ class TrecLines:
 
 def read_atoms(path: Path, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
     """``atom_id -> {key: atom[key] for key in keys if key in atom}`` of an atoms file: what
-    ``index_by_id(read_records(path), "atom_id", what="atom")`` holds, read as a stream
-    (jsonl_stream.py) where it can; any problem is left to that path, which names it."""
-    from benchreg.core.reader import index_by_id, read_records
-    from benchreg.families.retrieval.jsonl_stream import FallBack, stream_lines
-
+    ``index_by_id(read_records(path), "atom_id", what="atom")`` holds. A line that is no atom
+    with an id of its own is named by the core reader's :func:`index_lines` (which raises its
+    located error); a file of another suffix that is no JSON Lines is read as a JSON list."""
     out: dict[str, dict[str, Any]] = {}
     try:
-        if path.is_dir():
-            raise FallBack
-        for _, _, _, atom in stream_lines(path):
+        for _, atom, _ in json_lines(path):
             atom_id = atom.get("atom_id") if type(atom) is dict else None
             if type(atom_id) is not str or not atom_id or atom_id in out:
-                raise FallBack
+                index_lines(path, "atom_id", what="atom")  # raises the located error
+                raise AssertionError(f"{path}: index_lines accepted {atom_id!r}")
             out[atom_id] = {key: atom[key] for key in keys if key in atom}
-        return out
-    except FallBack:
+    except BenchregError:
+        if path.suffix == ".jsonl":
+            raise
         records = index_by_id(read_records(path), "atom_id", what="atom")
         return {k: {key: r.data[key] for key in keys if key in r.data} for k, r in records.items()}
+    return out
 
 
 def read_lines(run: Path, atom_ids: list[str], collector: PredictionCollector) -> TrecLines:
-    """The run's lines, chunk by chunk: chunks parsed by :func:`_parse_chunk` in up to
-    :data:`THREADS` threads (numpy releases the GIL for most of that work), each added to the
-    lines in file order (queries interned, line numbers counted) by this thread."""
+    """The run's lines, a chunk at a time: a chunk :func:`_parse_chunk` reads with numpy is
+    added whole, any other line by line (:func:`_slow_chunk`); queries interned and line
+    numbers counted in file order."""
     atoms = _AtomIndex(atom_ids)
     out = TrecLines()
     try:
@@ -122,46 +119,25 @@ def read_lines(run: Path, atom_ids: list[str], collector: PredictionCollector) -
     except OSError:
         read_text(run)  # raises the located error
         raise
-    pool = ThreadPoolExecutor(THREADS) if THREADS > 1 else None
-    pending: deque[tuple[bytes, Future[_Parsed | None] | None]] = deque()
     number = 0
-
-    def add_next() -> None:
-        nonlocal number
-        data, parsing = pending.popleft()
-        parsed = parsing.result() if parsing is not None else _parse_chunk(data, atoms)
-        if parsed is None:
-            _slow_chunk(run, data, number, atoms.by_str, out, collector)
-            number += _line_count(data)
-        else:
-            _add_parsed(parsed, number, out)
-            number += len(parsed.score)  # plain ASCII, one line per "\n", ending in one
-
-    try:
-        with handle:
-            rest = b""
-            while True:
-                chunk = handle.read(CHUNK_BYTES)
-                data = rest + chunk
-                if chunk:
-                    cut = data.rfind(b"\n") + 1
-                    data, rest = data[:cut], data[cut:]
-                if data:
-                    parsing = pool.submit(_parse_chunk, data, atoms) if pool else None
-                    pending.append((data, parsing))
-                    while len(pending) > THREADS:
-                        add_next()
-                if not chunk:
-                    break
-            while pending:
-                add_next()
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
-    return out
-
-
-THREADS = min(2, os.cpu_count() or 1)  # chunks parsed at once
+    with handle:
+        rest = b""
+        while True:
+            chunk = handle.read(CHUNK_BYTES)
+            data = rest + chunk
+            if chunk:
+                cut = data.rfind(b"\n") + 1
+                data, rest = data[:cut], data[cut:]
+            if data:
+                parsed = _parse_chunk(data, atoms)
+                if parsed is None:
+                    _slow_chunk(run, data, number, atoms.by_str, out, collector)
+                    number += _line_count(data)
+                else:
+                    _add_parsed(parsed, number, out)
+                    number += len(parsed.score)  # plain ASCII, one line per "\n", ending in one
+            if not chunk:
+                return out
 
 
 def _line_count(data: bytes) -> int:
@@ -193,17 +169,18 @@ def _parse_chunk(data: bytes, atoms: _AtomIndex) -> _Parsed | None:
     characters but tab and newline, ends in a newline and every line holds exactly 6 fields
     (line i's 6th field starts before its newline, the next line's 1st after it); scores must
     be plain decimals (digits, ``.``, ``e``, signs), parsed by ``float`` semantics (numpy's
-    cast of bytes); anything else: None (the chunk is read line by line). Reads nothing but
-    its arguments (run in worker threads)."""
+    cast of bytes); anything else: None (the chunk is read line by line)."""
     if not data.endswith(b"\n") or not data.isascii() or b"\x00" in data.translate(_CONTROL):
         return None
     buf = np.frombuffer(data, dtype=np.uint8)
-    edge = np.empty(len(buf) + 1, dtype=np.int8)
-    edge[0] = 1  # a space before the first byte
-    edge[1:] = (buf == 32) | (buf == 9) | (buf == 10)
-    step = np.diff(edge)  # at i: -1 where a field starts, 1 where one ended (a space starts)
-    starts = np.flatnonzero(step == -1)
-    ends = np.flatnonzero(step == 1)  # the data ends in a newline: every field ends before
+    space = np.empty(len(buf) + 1, dtype=bool)
+    space[0] = True  # a space before the first byte
+    # no control character but tab and newline: the bytes up to 32 are exactly the spaces
+    np.less_equal(buf, 32, out=space[1:])
+    # where a field starts or ends (a space starts): they alternate, from a start to an end
+    # (the data ends in a newline)
+    changes = np.flatnonzero(space[1:] != space[:-1])
+    starts, ends = changes[0::2].copy(), changes[1::2].copy()
     breaks = np.flatnonzero(buf == 10)
     n_lines = len(breaks)
     if len(starts) != FIELDS * n_lines:
@@ -212,6 +189,8 @@ def _parse_chunk(data: bytes, atoms: _AtomIndex) -> _Parsed | None:
         starts[FIELDS::FIELDS] < breaks[:-1]
     ):
         return None
+    width = int((ends - starts).max()) if len(starts) else 1
+    buf = np.concatenate([buf, np.zeros(width, dtype=np.uint8)])  # every field fits before the end
     score_text = _field(buf, starts[4::FIELDS], ends[4::FIELDS])
     if not np.all(_NUMBER[score_text] | (score_text == 0)):
         return None
@@ -269,12 +248,11 @@ def _group(rows: np.ndarray, text: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
 
 def _field(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """The bytes ``buf[starts[i]:ends[i]]`` as rows of a zero-padded (n, width) uint8 array
-    (``buf`` ends in a newline: a row read past its field's end stays inside ``buf`` but for
-    the last field, which is padded)."""
+    (``buf`` is padded with as many bytes as the longest field: a row read past its field's end
+    stays inside it)."""
     lengths = ends - starts
     width = int(lengths.max()) if len(starts) else 1
-    padded = np.concatenate([buf, np.zeros(width, dtype=np.uint8)])
-    rows = np.lib.stride_tricks.sliding_window_view(padded, width)[starts]
+    rows = np.lib.stride_tricks.sliding_window_view(buf, width)[starts]
     rows[np.arange(width)[None, :] >= lengths[:, None]] = 0
     return rows
 
@@ -420,8 +398,6 @@ def _atom_columns(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per atom: whether its result has the modality's common single-unit shape (and valid
     values, as the answer schema checks them), its interned source and its unit."""
-    from benchreg.families.retrieval.answer import _all_common
-
     n = len(results)
     ok = np.zeros(n, dtype=bool)
     source = np.full(n, -1, dtype=np.int32)
@@ -432,12 +408,12 @@ def _atom_columns(
     step = 1024
     for lo in range(0, n, step):
         part = results[lo : lo + step]
-        if _all_common(modality, part) and _columns_of_part(
+        if all_common(modality, part) and _columns_of_part(
             part, key, least, run, lo, ok, source, unit
         ):
             continue
         for i, item in enumerate(part):  # one by one
-            if not _all_common(modality, [item]):
+            if not all_common(modality, [item]):
                 continue
             region = item["region"]
             if key is None:

@@ -33,7 +33,6 @@ from benchreg.core.types import Dataset, LoadContext
 from benchreg.core.validation import Finding
 from benchreg.families.retrieval.annotations import DEMONSTRATION, annotation_for, by_dataset
 from benchreg.families.retrieval.manifest import Manifest, sha256_problems
-from benchreg.families.retrieval.plain import PlainEntry, plain_entry
 from benchreg.families.retrieval.records import SPLITS, Entry
 from benchreg.families.retrieval.regions import common_region, region_problem
 from benchreg.families.retrieval.times import parse_time, time_problem
@@ -43,7 +42,7 @@ UNANSWERABLE_TARGET = 0.15
 
 @dataclass(frozen=True, slots=True)
 class Located:
-    entry: Entry | PlainEntry
+    entry: Entry
     where: str  # file:line
     demonstration: bool = False  # gold from a synthetic annotation (written by this project)
 
@@ -54,7 +53,7 @@ ANSWER_TYPES: dict[str, tuple[type, ...]] = {
 REGISTER_HINT = "register it (docs/retrieval.md, 'Gold provenance')"
 
 
-def _answer_problem(entry: Entry | PlainEntry) -> str | None:
+def _answer_problem(entry: Entry) -> str | None:
     if entry.answer is None or entry.answer_format == "none":
         return None if entry.answer is None else "answer_format none needs answer null"
     types = ANSWER_TYPES[entry.answer_format]
@@ -65,7 +64,7 @@ def _answer_problem(entry: Entry | PlainEntry) -> str | None:
 
 
 def annotation_problems(
-    entry: Entry | PlainEntry,
+    entry: Entry,
     manifest: Manifest,
     memo: dict[Any, tuple[str | None, bool]] | None = None,
 ) -> tuple[list[str], bool]:
@@ -127,7 +126,7 @@ def _record_id(data: Any) -> str:
     return "?"
 
 
-def entry_problems(entry: Entry | PlainEntry, manifest: Manifest) -> list[str]:
+def entry_problems(entry: Entry, manifest: Manifest) -> list[str]:
     problems = []
     if entry.split not in SPLITS:
         problems.append(f"unknown split {entry.split!r} (use {' or '.join(SPLITS)})")
@@ -177,12 +176,9 @@ def entry_problems(entry: Entry | PlainEntry, manifest: Manifest) -> list[str]:
     return problems
 
 
-def validated(data: Any) -> Entry | PlainEntry | str:
-    """The entry ``data`` as the model reads it (a :class:`PlainEntry` when it needs no
-    coercion, plain.py), or the model's first error as ``field: message``."""
-    plain = plain_entry(data)
-    if plain is not None:
-        return plain
+def validated(data: Any) -> Entry | str:
+    """The entry ``data`` as the model reads it, or the model's first error as
+    ``field: message``."""
     try:
         return Entry.model_validate(data)
     except ValidationError as exc:
@@ -199,21 +195,21 @@ def check_entries(
     first_seen: dict[str, str] = {}
     memo: dict[Any, tuple[str | None, bool]] = {}
     for record in records:
-        qid = _record_id(record.data)
         entry = validated(record.data)
         if isinstance(entry, str):
-            findings.append(Finding(record.where, f"{qid}: {entry}", "error"))
+            findings.append(Finding(record.where, f"{_record_id(record.data)}: {entry}", "error"))
             continue
-        if entry.query_id in first_seen:
+        qid = entry.query_id  # (the record's query_id: the model takes strings as they are)
+        if qid in first_seen:
             findings.append(
                 Finding(
                     record.where,
-                    f"{qid}: duplicate query_id (first at {first_seen[entry.query_id]})",
+                    f"{qid}: duplicate query_id (first at {first_seen[qid]})",
                     "error",
                 )
             )
             continue
-        first_seen[entry.query_id] = record.where
+        first_seen[qid] = record.where
         problems = entry_problems(entry, manifest)
         provenance, synthetic = annotation_problems(entry, manifest, memo)
         problems += provenance
@@ -223,7 +219,7 @@ def check_entries(
     return valid, findings
 
 
-def unanswerable_shares(entries: Iterable[Entry | PlainEntry]) -> dict[str, tuple[int, int]]:
+def unanswerable_shares(entries: Iterable[Entry]) -> dict[str, tuple[int, int]]:
     """modality -> (unanswerable entries, entries)."""
     total: Counter[str] = Counter()
     unanswerable: Counter[str] = Counter()

@@ -48,32 +48,57 @@ def resolve_columns(
     rows = starts[query] + within
     source = run.source[rows].astype(np.int64)
     unit = run.unit[rows]
-    names = run.sources
-    scope = np.full(m, -1, dtype=np.int64)  # -1: no scope
+    scoped = _scope_sources(run, samples, honour_scope)[query]
+    outside = (scoped != -1) & (source != scoped)
+    # gold keys, in sample order
+    gold_query, gold_source, gold_unit, n_gold = _keys(run, samples)
+    first = _first_ranks(query, source, unit, within, ~outside, gold_query, gold_source, gold_unit)
+    max_score, n_unscored = _score_summary(run.score[rows], offsets, lengths)
+    out_ranks = _ranks_by_query(outside, query, within, m)
+    return _rankings(
+        UNITS[run.modality],
+        first.tolist(),
+        n_gold,
+        lengths.tolist(),
+        out_ranks,
+        max_score,
+        n_unscored,
+        context_depth,
+    )
+
+
+def _scope_sources(run: RunColumns, samples: Sequence[Sample], honour_scope: bool) -> np.ndarray:
+    """Per query, the source id of its `scope.session` (-1: no scope; NO_SOURCE: a source no
+    result names)."""
+    scope = np.full(len(samples), -1, dtype=np.int64)
     if honour_scope:
+        names = run.sources
         for j, sample in enumerate(samples):
             session = sample.meta.get("session")
             if session is not None:
                 scope[j] = names.get(session, NO_SOURCE)
-    scoped = scope[query]
-    outside = (scoped != -1) & (source != scoped)
-    # gold keys, in sample order
-    key_of = _keys(run, samples)
-    gold_query, gold_source, gold_unit, n_gold = key_of
-    first = _first_ranks(query, source, unit, within, ~outside, gold_query, gold_source, gold_unit)
-    max_score, n_unscored = _score_summary(run.score[rows], offsets, lengths)
-    out_ranks = _ranks_by_query(outside, query, within, m)
-    unit_name = UNITS[run.modality]
-    first_list = first.tolist()
-    lengths_list = lengths.tolist()
+    return scope
+
+
+def _rankings(
+    unit_name: str,
+    first_list: list[int],
+    n_gold: list[int],
+    lengths_list: list[int],
+    out_ranks: list[tuple[int, ...]],
+    max_score: Sequence[float | None],
+    n_unscored: Sequence[int],
+    context_depth: int,
+) -> list[ResolvedRanking]:
+    """One :class:`ResolvedRanking` per query, from the queries' first ranks (``n_gold[j]`` of
+    ``first_list`` each, in order) and their out-of-scope ranks."""
     resolved = []
     g = 0
     extents: dict[int, tuple[float, ...]] = {}  # per result count: (1.0,) * its depth
     make = ResolvedRanking
-    for j in range(m):
+    for j, n in enumerate(lengths_list):
         k = n_gold[j]
         ranks = out_ranks[j]
-        n = lengths_list[j]
         extent = extents.get(n)
         if extent is None:
             extent = extents[n] = (1.0,) * min(n, context_depth)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from benchreg.core.errors import BenchregError
-from benchreg.families.cblue.catalogue import TASK_NAMES, TASKS
+from benchreg.families.cblue.catalogue import TASK_NAMES
 
 from .cblue_helpers import load, row, run_cblue, write_jsonl
 
@@ -53,6 +55,7 @@ def test_structured_gold_wins_and_gaps_fall_back_to_target(tmp_path: Path) -> No
         "task_dataset": "KUAKE-IR",
         "gold_from_structured": 1,
         "gold_from_target": 1,
+        "loaded": "read",
     }
     assert any("no gold for 1 KUAKE-IR sample(s) (b)" in w for w in dataset.warnings)
 
@@ -121,23 +124,32 @@ def test_task_comes_from_the_loader_param_only(tmp_path: Path) -> None:
     assert [(s.id, s.input["task_dataset"]) for s in dataset.samples] == [("q", "KUAKE-QIC")]
 
 
+def _padded(root: Path, rows: list[dict]) -> None:
+    """``rows`` as root/dev.json, made large enough for the loaded-data cache on disk by an
+    extra field (fields beyond the six are allowed and not read)."""
+    from benchreg.core.load import CACHE_MIN_BYTES
+
+    write_jsonl(root / "dev.json", [{**rows[0], "note": "x" * CACHE_MIN_BYTES}, *rows[1:]])
+
+
 def test_samples_and_gold_findings_are_reused_for_the_same_files_and_parser(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A task's samples (gold, warnings, info) and `cblue_gold`'s findings come back from the
-    loaded-data cache equal to those built; another file content or parser builds them anew."""
+    loading door (this process's memory, then the cache on disk) equal to those built; another
+    file content or parser builds them anew."""
     from dataclasses import replace
 
     from benchreg import load_task
-    from benchreg.core import checkcache, registry
+    from benchreg.core import registry
+    from benchreg.core.load import forget
     from benchreg.core.pipeline import load_context
 
     monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
     root = tmp_path / "data"
     root.mkdir()
     rows = [row("a", target="相关"), row("b", target="不相关"), row("c", target="相关")]
-    write_jsonl(root / "dev.json", rows)
+    _padded(root, rows)
     (root / "dev_structured.json").write_text(
         json.dumps({"KUAKE-IR": [{"sample_id": "a", "answer": "不相关"}]}), encoding="utf-8"
     )
@@ -150,38 +162,33 @@ def test_samples_and_gold_findings_are_reused_for_the_same_files_and_parser(
         return dataset, [(f.where, f.message, f.severity) for f in findings]
 
     built, built_findings = loaded()
-    assert built.info.get("samples") is None and built_findings  # "a" disagrees with its target
-    again, again_findings = loaded()
-    assert again.info == {**built.info, "samples": "cached"}
-    assert (again.samples, again.files, again.warnings) == (
-        built.samples,
-        built.files,
-        built.warnings,
-    )
-    assert again_findings == built_findings
+    assert built.info["loaded"] == "read" and built_findings  # "a" disagrees with its target
+    for source in ("memory", "cache"):
+        if source == "cache":
+            forget()  # a sweep's end: the next run reads the cache on disk
+        again, again_findings = loaded()
+        assert again.info == {**built.info, "loaded": source}
+        assert (again.samples, again.files, again.warnings) == (
+            built.samples,
+            built.files,
+            built.warnings,
+        )
+        assert again_findings == built_findings
 
     ctx = load_context(spec, "dev", root)
     other = replace(spec, parser=replace(spec.parser, params={"unused": 1}))
     assert load_context(other, "dev", root).parser_ref != ctx.parser_ref
-    assert spec.loader.component(replace(ctx, parser_ref="another")).info.get("samples") is None
-    assert spec.loader.component(ctx).info["samples"] == "cached"
+    assert spec.loader.component(replace(ctx, parser_ref="another")).info["loaded"] == "read"
+    assert spec.loader.component(replace(ctx, cache=False)).info["loaded"] == "read"
+    assert spec.loader.component(ctx).info["loaded"] in ("memory", "cache")  # not read again
 
-    write_jsonl(root / "dev.json", [*rows[:2], row("c", target="不相关")])  # c's gold changes
+    _padded(root, [*rows[:2], row("c", target="不相关")])  # c's gold changes
     changed, _ = loaded()
-    assert changed.info.get("samples") is None
+    assert changed.info["loaded"] == "read"
     assert [s.gold for s in changed.samples] == ["不相关", "不相关", "不相关"]
 
 
-def _copies_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A fresh cache folder, and every file large enough for the copies of task_parts."""
-    from benchreg.core import checkcache, partload
-
-    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
-    assert partload.forking(), "a thread is running: no copy would be forked"
-
-
-def _split_with_structured_gold(root: Path) -> None:
+def _split_with_structured_gold(root: Path, *, padded: bool = False) -> None:
     root.mkdir()
     rows = [
         row("a", target="相关"),
@@ -190,7 +197,7 @@ def _split_with_structured_gold(root: Path) -> None:
         row("t", task="Text2DT"),
         row("e", task="CMeIE-V2", target="没有关系", answer_choices=None),
     ]
-    write_jsonl(root / "dev.json", rows)
+    _padded(root, rows) if padded else write_jsonl(root / "dev.json", rows)
     gold = {
         "KUAKE-IR": [{"sample_id": "a", "answer": "不相关"}],
         "CMeIE-V2": [{"sample_id": "e", "answer": []}],
@@ -200,109 +207,69 @@ def _split_with_structured_gold(root: Path) -> None:
 
 def _loaded(task: str, root: Path) -> tuple:
     dataset = load(task, root)
-    return dataset.samples, dataset.files, dataset.warnings, dataset.info
+    info = {k: v for k, v in dataset.info.items() if k != "loaded"}
+    return dataset.samples, dataset.files, dataset.warnings, info
 
 
-def test_split_and_gold_read_by_forked_copies_give_the_one_process_samples(
+def test_one_read_of_the_split_and_gold_files_serves_every_task(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The first load of a task has both files decoded by forked copies, which keep every task's
-    part in the loaded-data cache, while this process does the work offered for the wait; the
-    samples equal those read in one process, and the next task's load reads its parts without
-    another copy."""
-    from benchreg.core import idle, partload
-    from benchreg.families.cblue import loader
+    """The split and gold files are read once for all tasks (kept by the loading door for the
+    next task); each task's samples equal those read with the cache off, CMeIE-V2 in both
+    files read as CMeIE and Text2DT ignored."""
+    from benchreg.core.load import forget
+    from benchreg.families.cblue import gold, split
 
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "data"
-    _split_with_structured_gold(root)
-    monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
-    one_process = {task: _loaded(task, root) for task in ("KUAKE-IR", "KUAKE-QIC", "CMeIE")}
-    monkeypatch.delenv("BENCHREG_VALIDATION_CACHE")
-    _copies_on(tmp_path, monkeypatch)
-    copies: list[str] = []
-    fork_copy = partload.fork_copy
-    monkeypatch.setattr(
-        partload, "fork_copy", lambda work, log: copies.append(log.stem) or fork_copy(work, log)
-    )
-    waited: list[str] = []  # what a run offers to do while its data loads (core.idle)
-    with idle.offered(lambda: waited.append("done while the copies ran")):
-        assert _loaded("KUAKE-IR", root) == one_process["KUAKE-IR"]
-    split, gold = loader.SPLIT_ROWS, loader.STRUCTURED_GOLD
-    assert sorted(copies) == sorted([f"{split}.0", f"{split}.1", f"{gold}.0"])  # split in halves
-    assert waited == ["done while the copies ran"]
-    for kind in (split, gold):
-        for task in TASK_NAMES:
-            path = root / ("dev.json" if kind == split else "dev_structured.json")
-            part = loader._kept_part(kind, path, TASKS[task])
-            assert part is not None, (kind, task)
-    with idle.offered(lambda: waited.append("no copy, no wait")):
-        assert _loaded("KUAKE-QIC", root) == one_process["KUAKE-QIC"]
-    assert waited == ["done while the copies ran"]
-    assert _loaded("CMeIE", root) == one_process["CMeIE"]  # named CMeIE-V2 in both files
-    assert len(copies) == 3
+    _split_with_structured_gold(root, padded=True)
+    monkeypatch.setenv("BENCHREG_DATA_CACHE", "off")
+    one_by_one = {task: _loaded(task, root) for task in ("KUAKE-IR", "KUAKE-QIC", "CMeIE")}
+    monkeypatch.delenv("BENCHREG_DATA_CACHE")
+    reads: list[str] = []
+
+    def counted(read: Callable[[Path], Any]) -> Callable[[Path], Any]:
+        return lambda path: reads.append(path.name) or read(path)
+
+    monkeypatch.setattr(split, "rows_by_task", counted(split.rows_by_task))
+    monkeypatch.setattr(gold, "read_structured", counted(gold.read_structured))
+    for task in ("KUAKE-IR", "KUAKE-QIC", "CMeIE"):
+        assert _loaded(task, root) == one_by_one[task]
+    assert sorted(reads) == ["dev.json", "dev_structured.json"]
+    forget()
+    assert _loaded("CMeIE", root) == one_by_one["CMeIE"]  # from the cache on disk
+    assert len(reads) == 2
 
 
-def test_a_bad_line_found_by_a_copy_is_reported_from_the_loading_process(
+def test_a_bad_line_of_a_large_file_is_reported_every_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from benchreg.families.cblue import loader
-
-    _copies_on(tmp_path, monkeypatch)
-    (tmp_path / "dev.json").write_text(json.dumps(row("a")) + '\n{"input": "x"}\n', "utf-8")
-    with pytest.raises(BenchregError, match=r"dev.json:2: line lacks field"):
-        load("KUAKE-IR", tmp_path)
-    kept = loader._kept_part(loader.SPLIT_ROWS, tmp_path / "dev.json", TASKS["KUAKE-IR"])
-    assert kept is None
+    """A problem in a file is never kept: every load reports it at its file:line."""
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    _padded(tmp_path, [row("a"), {"input": "x"}])
+    for _ in range(2):
+        with pytest.raises(BenchregError, match=r"dev.json:2: line lacks field"):
+            load("KUAKE-IR", tmp_path)
 
 
-def test_a_copy_that_fails_leaves_the_files_to_the_loading_process(
+def test_predictions_read_again_give_the_same_run_and_errors(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from benchreg.families.cblue import loader
-
-    root = tmp_path / "data"
-    _split_with_structured_gold(root)
-    expected = _loaded("KUAKE-IR", root)
-    _copies_on(tmp_path, monkeypatch)
-
-    def dies(*args: object) -> tuple[int, None]:
-        raise MemoryError  # in the copy: it exits with 1, writing nothing
-
-    monkeypatch.setattr(loader, "_keep_gold_parts", dies)
-    monkeypatch.setattr(loader, "_keep_split_half", dies)
-    tried = len(loader._TRIED)
-    assert _loaded("KUAKE-IR", root) == expected
-    assert len(loader._TRIED) == tried + 2  # not tried again for these files in this process
-    assert loader._kept_part(loader.SPLIT_ROWS, root / "dev.json", TASKS["KUAKE-IR"]) is None
-
-
-def test_predictions_read_while_the_copies_run_give_the_same_run_and_errors(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A run offers its predictions file's decoding for the wait (core.idle): the scores are
-    those of a run without copies, and a file that is not JSON is still one clear error."""
-    from benchreg.core import idle
-
+    """A predictions file read once for several jobs (the loading door): the scores are those
+    of a run with the cache off, and a file that is not JSON is still one clear error."""
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "data"
     _split_with_structured_gold(root)
     good = tmp_path / "good.jsonl"
     write_jsonl(good, [{"sample_id": "a", "output": "不相关"}, {"sample_id": "b", "output": "x"}])
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{not json\n", encoding="utf-8")
-    monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
+    monkeypatch.setenv("BENCHREG_DATA_CACHE", "off")
     expected = run_cblue("KUAKE-IR", good, root).metrics
     with pytest.raises(BenchregError, match=r"bad.jsonl:1: malformed JSON"):
         run_cblue("KUAKE-IR", bad, root)
-
-    monkeypatch.delenv("BENCHREG_VALIDATION_CACHE")
-    _copies_on(tmp_path, monkeypatch)
-    ran: list[str] = []
-    run_offered = idle.run_offered
-    monkeypatch.setattr(idle, "run_offered", lambda: ran.append("waited") or run_offered())
-    with pytest.raises(BenchregError, match=r"bad.jsonl:1: malformed JSON"):
-        run_cblue("KUAKE-IR", bad, root)
-    assert ran == ["waited"]
-    other = tmp_path / "other"  # files not seen before: copies again
-    _split_with_structured_gold(other)
-    assert run_cblue("KUAKE-IR", good, other).metrics == expected
-    assert ran == ["waited", "waited"]
+    monkeypatch.delenv("BENCHREG_DATA_CACHE")
+    for _ in range(2):
+        with pytest.raises(BenchregError, match=r"bad.jsonl:1: malformed JSON"):
+            run_cblue("KUAKE-IR", bad, root)
+        assert run_cblue("KUAKE-IR", good, root).metrics == expected

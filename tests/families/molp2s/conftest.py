@@ -78,6 +78,9 @@ def make_record() -> Callable[..., dict[str, Any]]:
 
 
 @pytest.fixture(autouse=True)
-def _own_validation_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> None:
-    """Each test gets an empty validation cache (see benchreg.core.checkcache)."""
+def _own_loaded_data_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> None:
+    """Each test starts with an empty loaded-data cache, on disk and in memory (core.load)."""
+    from benchreg.core.load import forget
+
     monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path_factory.mktemp("benchreg-cache")))
+    forget()

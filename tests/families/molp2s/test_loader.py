@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from benchreg import BenchregError, load_task
+from benchreg.core.load import CACHE_MIN_BYTES, cache_dir, forget
 from benchreg.core.pipeline import load_dataset
 
 
@@ -147,138 +149,118 @@ def test_missing_files_are_reported(tmp_path: Path) -> None:
         load(tmp_path)
 
 
-def test_smiles_checks_are_cached_by_the_file_sha256(
-    release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def large_release(release, make_record, **over) -> Path:
+    """A release whose task file is large enough for the loaded-data cache's disk entries."""
+    padding = "x" * (CACHE_MIN_BYTES // 5)
+    return release(records=[make_record(f"r{i}", padding=padding, **over) for i in range(6)])
+
+
+def test_the_loaded_data_cache_answers_a_repeated_run_with_equal_samples(
+    release, make_record, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A repeated load of an unchanged file skips the RDKit checks and says so; a changed file
-    (or a file that failed) is checked again."""
+    """A repeated load of unchanged files is answered from memory (the same process) or from the
+    cache on disk (a new process) with the samples of the first read, and says so; nothing is
+    decoded or checked again."""
     from benchreg.families.molp2s import loader as molp2s_loader
 
-    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    root = release()
+    root = large_release(release, make_record)
     calls: list[str] = []
     real = molp2s_loader.smiles_parses
     monkeypatch.setattr(
         molp2s_loader, "smiles_parses", lambda smiles: calls.append(smiles) or real(smiles)
     )
     first = load(root)
-    assert first.info["smiles_checks"] == "checked" and calls
+    assert (first.info["loaded"], first.info["smiles_checks"]) == ("read", "checked") and calls
+    assert first.info["view"] == "correct"
     calls.clear()
+    monkeypatch.setattr(molp2s_loader, "index_lines", None)  # a second decode would fail
     again = load(root)
-    assert again.info["smiles_checks"] == "cached" and not calls
-    assert [s.input for s in again.samples] == [s.input for s in first.samples]
-    assert list((tmp_path / "cache" / "validated").rglob("*.json"))
-    monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
-    assert load(root).info["smiles_checks"] == "checked" and calls
+    assert (again.info["loaded"], again.info["smiles_checks"]) == ("memory", "cached")
+    forget()  # as a new process starts: only the disk entry is left
+    from_disk = load(root)
+    assert (from_disk.info["loaded"], from_disk.info["smiles_checks"]) == ("cache", "cached")
+    assert not calls
+    for other in (again, from_disk):
+        assert other.samples == first.samples and other.files == first.files
 
 
-def test_a_file_that_fails_the_smiles_checks_is_never_cached(
-    release, make_record, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+def test_changed_bytes_or_another_view_are_read_again(release, make_record) -> None:
+    root = large_release(release, make_record)
+    first = load(root)
+    structure = load(root, "structure_only")
+    assert structure.info["loaded"] == "read" and structure.samples[0].input["properties"] == {}
+    labels = root / "data" / "gap" / "correct.labels.jsonl"
+    labels.write_text(labels.read_text().replace('"label": 0', '"label": 3'))
+    forget()
+    changed = load(root)
+    assert changed.info["loaded"] == "read" and changed.info["smiles_checks"] == "checked"
+    assert first.samples[0].gold == 0 and changed.samples[0].gold == 3
+
+
+def test_cache_off_reads_the_files_again(release, make_record) -> None:
+    root = large_release(release, make_record)
+    first = load(root)
+    off = load_dataset(load_task("molp2s/gap"), "correct", root, cache=False)
+    assert (off.info["loaded"], off.info["smiles_checks"]) == ("read", "checked")
+    assert off.samples == first.samples
+
+
+def test_smiles_checks_off_are_reported_off(release, make_record) -> None:
+    task = load_task("molp2s/gap")
+    loader = task.loader.with_params({"check_smiles": False}, what="loader")
     root = release(records=[make_record("r0", candidate_completed_smiles=["C", "not a smiles"])])
+    dataset = load_dataset(replace(task, loader=loader), "correct", root)
+    assert dataset.info["smiles_checks"] == "off"
+    assert dataset.samples[0].input["candidate_completed_smiles"][1] == "not a smiles"
+
+
+def test_a_file_that_fails_the_smiles_checks_is_never_cached(release, make_record) -> None:
+    root = large_release(release, make_record, candidate_completed_smiles=["C", "not a smiles"])
     for _ in range(2):
         with pytest.raises(BenchregError, match="does not parse in RDKit"):
             load(root)
-    assert not (tmp_path / "cache").exists()
+    assert not list((cache_dir() / "loaded").glob("*"))
 
 
-def test_large_files_reuse_the_loaded_samples(
-    release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Above the size threshold a repeated load of unchanged files reads the samples back from
-    the loaded-data cache (same samples, no decoding, checks reported as cached); a changed file
-    or view is loaded again."""
-    from benchreg.core import checkcache, types
-    from benchreg.families.molp2s import loader as molp2s_loader
-
-    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
-    root = release()
-    first = load(root)
-    assert first.info["smiles_checks"] == "checked"
-    monkeypatch.setattr(molp2s_loader, "index_lines", None)  # a second decode would fail
-    again = load(root)
-    assert again.info["smiles_checks"] == "cached"
-    # the inputs stay encoded until read; an index answer's range needs only the lengths
-    held = [types._HELD_INPUT.__get__(s, types.Sample) for s in again.samples]
-    assert {type(h) for h in held} == {types.DeferredInput}
-    lengths = [s.length_of("candidate_completed_smiles") for s in again.samples]
-    assert all(
-        type(types._HELD_INPUT.__get__(s, types.Sample)) is types.DeferredInput
-        for s in again.samples
-    )
-    assert lengths == [len(s.input["candidate_completed_smiles"]) for s in first.samples]
-    assert again.samples == first.samples and again.files == first.files
-    monkeypatch.undo()
-    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
-    other = load(root, "structure_only")
-    assert other.samples[0].input["properties"] == {}
-    labels = root / "data" / "gap" / "correct.labels.jsonl"
-    labels.write_text(labels.read_text().replace('"label": 0', '"label": 3'))
-    changed = load(root)
-    assert changed.samples[0].gold == 3  # loaded again (the tasks file kept its SMILES checks)
-
-
-def test_loaded_cache_stores_each_string_once_and_gives_back_equal_values() -> None:
-    import json
-    import marshal
-
-    from benchreg.core.checkcache import shared_strings
-
-    line = '{"unit": "nm", "bands": [{"unit": "nm", "x": 1.5}], "t": ["a", null]}'
-    rows = [(f"r{i}", json.loads(line), i) for i in range(50)]  # each a decoded record
-    before = marshal.dumps(rows)
-    shared = shared_strings(rows)
-    assert shared == [(f"r{i}", json.loads(line), i) for i in range(50)]  # equal values
-    assert shared[0][1] is rows[0][1] and shared[0][1] is not shared[1][1]  # same dicts
-    back = marshal.loads(marshal.dumps(shared))
-    assert back == shared
-    assert back[0][1]["bands"][0]["unit"] is back[1][1]["unit"]  # one string object
-    assert list(back[0][1]) == ["unit", "bands", "t"]  # key order kept
-    assert len(marshal.dumps(shared)) < len(before)
-
-
-def _samples_as_pydantic_builds_them(root: Path, view: str) -> list:
-    """The samples as the loader built them from :class:`TaskLine` / :class:`LabelLine`
-    instances (its former path, kept here as the reference)."""
+def _samples_as_documented(root: Path, view: str) -> list:
+    """The samples the loader should build, by docs/molp2s.md, from the raw lines."""
     import hashlib
 
     from benchreg.core.types import Sample
-    from benchreg.families.molp2s.records import LabelLine, TaskLine
 
     folder = root / "data" / "gap"
     file_view = "correct" if view == "structure_only" else view
     lines = (folder / f"{file_view}.jsonl").read_text().splitlines()
     labels = {
-        (label := LabelLine.model_validate_json(line)).record_id: label.label
+        (label := json.loads(line))["record_id"]: label["label"]
         for line in (folder / f"{file_view}.labels.jsonl").read_text().splitlines()
     }
+    fields = ("record_id", "masked_smiles", "mask", "properties", "candidate_completed_smiles")
     out = []
     for number, line in enumerate(lines, start=1):
-        task = TaskLine.model_validate_json(line)
-        candidates = list(task.candidate_completed_smiles)
-        scaffold = hashlib.sha1("\n".join([task.masked_smiles, *candidates]).encode()).hexdigest()
-        extra = dict(task.model_extra or {})
+        task = json.loads(line)
+        mask = {"token": task["mask"]} if isinstance(task["mask"], str) else task["mask"]
+        candidates = task["candidate_completed_smiles"]
+        scaffold = hashlib.sha1("\n".join([task["masked_smiles"], *candidates]).encode())
+        extra = {k: v for k, v in task.items() if k not in fields}
         meta = {
             "directory": "gap",
             "view": view,
             "line": number,
             "n_candidates": len(candidates),
-            "scaffold": scaffold[:16],
+            "scaffold": scaffold.hexdigest()[:16],
         }
         out.append(
             Sample(
-                id=task.record_id,
+                id=task["record_id"],
                 input={
-                    "record_id": task.record_id,
-                    "masked_smiles": task.masked_smiles,
-                    "mask": task.mask,
-                    "properties": {} if view == "structure_only" else task.properties,
+                    "record_id": task["record_id"],
+                    "masked_smiles": task["masked_smiles"],
+                    "mask": mask,
+                    "properties": {} if view == "structure_only" else task["properties"],
                     "candidate_completed_smiles": candidates,
                 },
-                gold=labels[task.record_id],
+                gold=labels[task["record_id"]],
                 meta={**meta, **({"extra": extra} if extra else {})},
             )
         )
@@ -286,9 +268,8 @@ def _samples_as_pydantic_builds_them(root: Path, view: str) -> list:
 
 
 @pytest.mark.parametrize("view", ["correct", "structure_only"])
-def test_samples_equal_what_the_record_models_give(release, make_record, view: str) -> None:
-    """The loader takes plainly valid lines without a pydantic instance each: its samples are
-    those the models give, for mask shorthands, extra fields and key orders alike."""
+def test_samples_hold_the_records_as_documented(release, make_record, view: str) -> None:
+    """Mask shorthands, extra fields (kept in meta, in their order) and key orders alike."""
     records = [
         make_record("r0"),
         make_record("r1", mask="[MASK]", masked_smiles="c1ccccc1C[MASK]"),
@@ -305,9 +286,13 @@ def test_samples_equal_what_the_record_models_give(release, make_record, view: s
     ]
     root = release(records=records)
     dataset = load(root, view)
-    assert dataset.samples == _samples_as_pydantic_builds_them(root, view)
+    expected = _samples_as_documented(root, view)
+    assert dataset.samples == expected
     assert [list(s.input["mask"]) for s in dataset.samples] == [
-        list(s.input["mask"]) for s in _samples_as_pydantic_builds_them(root, view)
+        list(s.input["mask"]) for s in expected
+    ]
+    assert [list(s.meta.get("extra", {})) for s in dataset.samples] == [
+        list(s.meta.get("extra", {})) for s in expected
     ]
 
 
@@ -327,7 +312,7 @@ def test_samples_equal_what_the_record_models_give(release, make_record, view: s
         ),
     ],
 )
-def test_a_line_the_plain_check_refuses_gets_the_models_error(
+def test_a_line_breaking_a_rule_gets_the_models_error(
     release, make_record, over: dict, message: str
 ) -> None:
     root = release(records=[make_record("r0"), make_record("r1", **over)])

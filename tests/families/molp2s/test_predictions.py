@@ -141,22 +141,27 @@ TRICKY_LINES = [
 ]
 
 
-def test_lenient_line_reading_equals_the_json_path(tmp_path: Path, monkeypatch) -> None:
+def test_lenient_line_reading_equals_the_json_path(tmp_path: Path) -> None:
     """`json_lines(lenient=True)`, as the predictions reader uses it, gives line for line what
-    the reader's own `json` path gives (with and without the bad lines)."""
-    from benchreg.core import fastjson
-    from benchreg.core.reader import json_lines
+    the standard library's `json` (a repeated key refused) gives: the value, or an error."""
+    from benchreg.core.reader import json_lines, strict_object
+
+    def by_json(line: str) -> tuple[str, bool]:
+        try:
+            return repr(json.loads(line, object_pairs_hook=strict_object)), True
+        except ValueError:
+            return "None", False
 
     path = tmp_path / "pred.jsonl"
     good = [line for line in TRICKY_LINES[:4] if "record_id" in line]
     for lines, bad in ((TRICKY_LINES, 6), (good, 0)):
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         read = list(json_lines(path, lenient=True))
-        with monkeypatch.context() as patch:
-            patch.setattr(fastjson, "json_lines", lambda path: None)
-            assert read == list(json_lines(path, lenient=True))
+        expected = [
+            (number, *by_json(line)) for number, line in enumerate(lines, start=1) if line.strip()
+        ]
+        assert [(n, repr(v), e is None) for n, v, e in read] == expected
         assert sum(error is not None for _, _, error in read) == bad
-    assert fastjson.json_lines(path) is not None  # the good lines took the fast path
 
 
 def test_duplicate_names_both_lines(release, tmp_path: Path) -> None:
@@ -167,40 +172,43 @@ def test_duplicate_names_both_lines(release, tmp_path: Path) -> None:
     assert str(info.value.where).endswith("pred.jsonl:2")
 
 
-@pytest.mark.parametrize("lines", [TRICKY_LINES, TRICKY_LINES[:1] + TRICKY_LINES[3:4]])
-def test_the_reader_gives_what_the_json_path_gives(
-    release, tmp_path: Path, monkeypatch, lines: list[str]
+@pytest.mark.parametrize(
+    ("lines", "malformed"), [(TRICKY_LINES, 11), (TRICKY_LINES[:1] + TRICKY_LINES[3:4], 0)]
+)
+def test_the_reader_takes_the_good_lines_and_lists_the_others(
+    release, tmp_path: Path, lines: list[str], malformed: int
 ) -> None:
-    """With core.fastjson's fast path or without it, read_predictions gives the same
-    predictions, statuses and notes."""
-    from benchreg.core import fastjson
+    """Lines that decode to an object with a string record_id are predictions; every other
+    non-blank line is listed as malformed at its file:line."""
     from benchreg.core.pipeline import load_dataset
     from benchreg.families.molp2s.predictions import read_predictions
 
     samples = load_dataset(load_task("molp2s/gap"), "correct", release()).samples
     path = tmp_path / "pred.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    fast = read_predictions(path, samples, "molp2s/gap")
-    with monkeypatch.context() as patch:
-        patch.setattr(fastjson, "json_lines", lambda path: None)
-        slow = read_predictions(path, samples, "molp2s/gap")
-    assert fast.by_id == slow.by_id and fast.notes == slow.notes
-    assert fast.unknown_ids == slow.unknown_ids
-    assert "r0" in fast.by_id and fast.by_id["r0"].answer == 1
+    read = read_predictions(path, samples, "molp2s/gap")
+    answers = {rid: p.answer for rid, p in read.by_id.items()}
+    assert answers == ({"r0": 1, "r1": 2, "r3": 3} if malformed else {"r0": 1, "r1": 2})
+    listed = [n for n in read.notes if "malformed" in n]
+    if malformed:
+        assert len(listed) == 1 and f"{malformed} malformed" in listed[0]
+        assert listed[0].endswith(f"{path}:16") and f"{path}:5," in listed[0]
+    else:
+        assert not listed
+    assert read.unknown_ids == []
 
 
 @pytest.mark.parametrize("system", ["predictions", "baseline"])
 def test_a_run_on_samples_read_back_from_the_cache_equals_a_run_on_loaded_ones(
-    release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, system: str
+    release, tmp_path: Path, system: str
 ) -> None:
-    """Samples read back from the loaded-data cache keep their inputs encoded (a predictions
-    run checks the index ranges by the kept lengths, out of range included); a baseline, which
-    reads every input, scores the same as on freshly loaded samples."""
-    from benchreg.core import checkcache
+    """A run on samples read back from the loaded-data cache (a new process's repeated run)
+    scores as a run on freshly loaded samples, out-of-range answers included."""
+    from benchreg.core.load import CACHE_MIN_BYTES, forget
+    from tests.families.molp2s.conftest import record
 
-    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
-    root = release()
+    padding = "x" * (CACHE_MIN_BYTES // 5)  # large enough for the cache's disk entries
+    root = release(records=[record(f"r{i}", padding=padding) for i in range(6)])
     path = tmp_path / "pred.jsonl"
     path.write_text(
         "".join(
@@ -215,8 +223,10 @@ def test_a_run_on_samples_read_back_from_the_cache_equals_a_run_on_loaded_ones(
         return run_task(load_task("molp2s/gap"), system_cfg=cfg, roots={"molp2s": str(root)})
 
     first = run()
-    assert any((tmp_path / "cache" / "loaded").iterdir())
+    assert first.dataset.info["loaded"] == "read"
+    forget()
     again = run()
+    assert again.dataset.info["loaded"] == "cache"
     assert again.dataset.info["smiles_checks"] == "cached"
     assert again.samples == first.samples
     assert again.predictions == first.predictions

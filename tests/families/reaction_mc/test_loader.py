@@ -167,109 +167,90 @@ def test_samples_hold_the_questions_of_the_file(qtype: str) -> None:
         assert sample.gold == question["answer"]
 
 
-def test_a_repeated_load_of_an_unchanged_file_reuses_its_samples(
-    question, release, tmp_path: Path, monkeypatch
-) -> None:
-    from benchreg.core import checkcache
-    from benchreg.core.pipeline import data_root_for, load_dataset
-    from benchreg.families.reaction_mc import loader
-
-    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
-    questions = [question(f"r_q{i}", "all_varying", [{"yield": 10 + i}, {"yield": 5}])
-                 for i in range(5)]
-    root = release({"all_varying": questions})
-    spec = load_task("reaction_mc/all_varying")
-
-    def load():
-        return load_dataset(spec, None, data_root_for(spec, {"reaction_mc": str(root)}))
-
-    first = load()
-    assert first.info["checks"] == "run"
-    built = []
-    to_sample = loader.to_sample
-    monkeypatch.setattr(loader, "to_sample", lambda *a: built.append(1) or to_sample(*a))
-    again = load()
-    assert again.info["checks"] == "cached" and built == []
-    assert [(s.id, s.input, s.gold, s.meta) for s in again.samples] == [
-        (s.id, s.input, s.gold, s.meta) for s in first.samples
-    ]
-    questions[0]["answer"] = [0]
-    questions[0]["meta"]["yields"][0] = 10.0  # same numbers, other bytes
-    release({"all_varying": questions})
-    assert load().info["checks"] == "run" and len(built) == 5
-
-
 def _many(question, n: int = 120) -> list[dict[str, Any]]:
     questions = [question(f"t{i}_q1", SV, [{"yield": 10 + i % 7}, {"yield": 5, "ee": 90}])
                  for i in range(n)]
-    for q in questions[::9]:  # a consistency finding here and there, in every part
+    for q in questions[::9]:  # a consistency finding here and there
         q["meta"]["effective_scores"][0] += 1.0
     return questions
 
 
-def test_a_file_read_by_several_processes_gives_the_one_process_samples(
+def _rows(dataset) -> list[tuple]:
+    return [(s.id, s.input, s.gold, s.meta) for s in dataset.samples]
+
+
+def test_a_repeated_load_of_an_unchanged_file_reuses_its_samples(
     question, release, tmp_path: Path, monkeypatch
 ) -> None:
-    """core.partload: a worker process builds the second half; same samples, same order, and the
-    cache entry they leave is read back as the same samples."""
-    from benchreg.core import checkcache
+    """The loading door answers for an unchanged file (from this process's memory, or from the
+    loaded-data cache on disk for a file of 1 MiB or more) with the samples and the consistency
+    findings of the first read; a changed file is read again."""
+    from benchreg.core.load import CACHE_MIN_BYTES, forget
     from benchreg.core.pipeline import data_root_for, load_dataset
+    from benchreg.families.reaction_mc import loader
 
-    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
+    questions = _many(question, 700)
+    root = release({SV: questions})
+    assert (root / loader.data_file_name(SV)).stat().st_size >= CACHE_MIN_BYTES
     spec = load_task(f"reaction_mc/{SV}")
-    root = release({SV: _many(question)})
 
-    def load(workers: int, cache: str):
-        monkeypatch.setenv("BENCHREG_LOAD_WORKERS", str(workers))
-        monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / cache))
-        dataset = load_dataset(spec, None, data_root_for(spec, {"reaction_mc": str(root)}))
-        return dataset, [(s.id, s.input, s.gold, s.meta) for s in dataset.samples]
+    def load(cache: bool = True):
+        return load_dataset(spec, None, data_root_for(spec, {"reaction_mc": str(root)}),
+                            cache=cache)
 
-    one, one_rows = load(0, "a")
-    two, two_rows = load(1, "b")
-    assert one.info["read_by"] == {"processes": 1}
-    assert two.info["read_by"]["processes"] == 2
-    assert two_rows == one_rows and len(two_rows) == 120
-    assert two.checked == one.checked  # the consistency findings made while loading
-    assert len(one.checked["reaction_mc_consistency"]["findings"]) == 14
-    again, again_rows = load(1, "b")
-    assert again.info["checks"] == "cached" and again_rows == one_rows
+    first = load()
+    assert (first.info["checks"], first.info["loaded"]) == ("run", "read")
+    assert first.info["question_type"] == SV and first.info["questions"] == 700
+    assert len(first.checked["reaction_mc_consistency"]["findings"]) == 78
+    built = []
+    to_sample = loader.to_sample
+    monkeypatch.setattr(loader, "to_sample", lambda *a: built.append(1) or to_sample(*a))
+    again = load()
+    assert (again.info["checks"], again.info["loaded"]) == ("cached", "memory") and built == []
+    forget()
+    from_disk = load()
+    assert (from_disk.info["checks"], from_disk.info["loaded"]) == ("cached", "cache")
+    assert built == []
+    for other in (again, from_disk):
+        assert _rows(other) == _rows(first) and other.checked == first.checked
+    assert load(cache=False).info["loaded"] == "read" and len(built) == 700
+    questions[0]["answer"] = [0]
+    questions[0]["meta"]["yields"][0] = 10.0  # same numbers, other bytes
+    release({SV: questions})
+    built.clear()
+    assert load().info["checks"] == "run" and len(built) == 700
 
 
 @pytest.mark.parametrize("layout", [{}, {"separators": (",", ":")}, {"indent": 1}])
-def test_a_compact_file_is_read_by_several_processes_too(
-    question, release, tmp_path: Path, monkeypatch, layout: dict
+def test_the_layout_of_a_file_does_not_change_its_samples(
+    question, release, tmp_path: Path, layout: dict
 ) -> None:
-    """A one-line question list is cut at its items as an indented one is (the token: the
-    separator and every question's first key), with the one-process samples."""
+    """A one-line question list gives the samples of an indented one."""
     from benchreg.core.pipeline import data_root_for, load_dataset
-    from benchreg.core.reader import list_parts
     from benchreg.families.reaction_mc.loader import data_file_name
 
     spec = load_task(f"reaction_mc/{SV}")
     root = release({SV: _many(question)})
     path = root / data_file_name(SV)
+    indented = load_dataset(spec, None, data_root_for(spec, {"reaction_mc": str(root)}),
+                            cache=False)
     path.write_text(json.dumps(json.loads(path.read_text("utf-8")), **layout), "utf-8")
-    assert list_parts(path, [1, 1]) is not None
-    rows = []
-    for workers in (0, 1):
-        monkeypatch.setenv("BENCHREG_LOAD_WORKERS", str(workers))
-        monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
-        dataset = load_dataset(spec, None, data_root_for(spec, {"reaction_mc": str(root)}))
-        assert dataset.info["read_by"]["processes"] == workers + 1
-        rows.append([(s.id, s.input, s.gold, s.meta) for s in dataset.samples])
-    assert rows[0] == rows[1] and len(rows[0]) == 120
+    laid_out = load_dataset(spec, None, data_root_for(spec, {"reaction_mc": str(root)}),
+                            cache=False)
+    assert _rows(laid_out) == _rows(indented) and len(_rows(indented)) == 120
+    assert laid_out.checked == indented.checked
 
 
 def test_equal_items_and_outcomes_of_a_file_are_one_object(question, release) -> None:
     """Condition items and meta.scores entries repeat across questions: equal ones (same keys
-    in the same order, values of the same types) are one object; others stay apart."""
-    from benchreg.core.reader import iter_list_records
+    in the same order, values of the same types) are one object; others stay apart, and every
+    entry keeps its values, types and key order. The rows are the samples of the validated
+    questions."""
     from benchreg.families.reaction_mc.loader import (
         data_file_name,
-        question_rows,
         read_questions,
+        read_rows,
         to_sample,
     )
 
@@ -279,7 +260,7 @@ def test_equal_items_and_outcomes_of_a_file_are_one_object(question, release) ->
     questions[3]["meta"]["scores"][0] = {"yield": -0.0}
     questions[4]["meta"]["scores"][0] = {"yield": 0.0}
     root = release({SV: questions})
-    rows = question_rows(iter_list_records(root / data_file_name(SV)), SV)
+    rows = read_rows(root / data_file_name(SV), SV)
     scores = [row[3]["release"]["scores"] for row in rows]
     assert scores[0][1] is scores[5][1] and scores[1][1] is not scores[0][1]
     assert scores[2][1] is not scores[0][1] and list(scores[2][1]) == ["ee", "yield"]
@@ -287,6 +268,8 @@ def test_equal_items_and_outcomes_of_a_file_are_one_object(question, release) ->
     assert type(scores[1][1]["yield"]) is float and type(scores[0][1]["yield"]) is int
     items = [row[1]["input"]["reactants"][0] for row in rows]
     assert all(item is items[0] for item in items)
+    options = [row[1]["options"][0]["ligand"][0] for row in rows]
+    assert all(item is options[0] for item in options)
     alone = [to_sample(q) for q in read_questions(root / data_file_name(SV), SV)]
     assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
         (s.id, s.input, s.gold, s.meta) for s in alone
@@ -296,24 +279,21 @@ def test_equal_items_and_outcomes_of_a_file_are_one_object(question, release) ->
     ]
 
 
-@pytest.mark.parametrize("where", ["second half", "across halves"])
-def test_a_problem_in_a_worker_part_is_reported_as_in_one_process(
-    question, release, monkeypatch, where: str
-) -> None:
-    questions = _many(question)
-    if where == "second half":
-        questions[100]["answer"] = [7]
+@pytest.mark.parametrize("where", ["late in the file", "an id given twice"])
+def test_a_problem_late_in_a_file_names_its_question(question, release, where: str) -> None:
+    questions = _many(question, 1200)  # more than one validation batch
+    if where == "late in the file":
+        questions[1100]["answer"] = [7]
     else:
-        questions[110]["id"] = questions[3]["id"]
+        questions[1110]["id"] = questions[3]["id"]
     root = release({SV: questions})
-    errors = []
-    for workers in ("0", "1"):
-        monkeypatch.setenv("BENCHREG_LOAD_WORKERS", workers)
-        with pytest.raises(BenchregError) as info:
-            _load(root)
-        errors.append(str(info.value))
-    assert errors[0] == errors[1]
-    assert ("[#100]" in errors[0]) if where == "second half" else ("[#110]" in errors[0])
+    with pytest.raises(BenchregError) as info:
+        _load(root)
+    error = str(info.value)
+    if where == "late in the file":
+        assert "[#1100] (question t1100_q1)" in error and "answer index 7 is outside" in error
+    else:
+        assert "[#1110]" in error and "duplicate id 't3_q1'" in error and "[#3]" in error
 
 
 def test_an_unknown_question_type_is_one_clear_error(question, release) -> None:

@@ -141,11 +141,9 @@ def test_disagreement_explains_how_a_plain_ratio_was_read(question, release) -> 
 def test_findings_of_unchanged_files_are_reused_and_recomputed_after_a_change(
     question, release, monkeypatch, tmp_path: Path
 ) -> None:
-    from benchreg.core import checkcache
     from benchreg.families.reaction_mc import consistency
 
     monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)  # cache these small files too
     bad = question("c_q1", AV, [{"yield": 80}, {"yield": 40}])
     bad["meta"]["effective_scores"][0] = 70.0
     root = release({AV: [bad, question("c_q2", AV, [{"yield": 5}, {"yield": 9}])]})

@@ -1,4 +1,4 @@
-"""Columnar runs (columns.py, trec.py, jsonl_stream.py, vector.py) give exactly what the dict
+"""Columnar runs (columns.py, trec.py, predictions.py, vector.py) give exactly what the dict
 path gives: the same statuses, answers, resolutions and metric values, on seeded random runs
 of the three modalities held in columns (with scope, flags, null scores, claimed times, ranges,
 duplicates and bad lines mixed in); TREC chunks read with numpy equal the line-by-line read."""
@@ -215,11 +215,9 @@ def test_trec_columns_equal_the_dict_path(
     assert fast[2].status is Status.INVALID and "nowhere" in (fast[2].detail or "")
 
 
-@pytest.mark.parametrize("threads", [1, 2])
 def test_trec_fast_chunks_read_what_the_lines_say(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(trec, "THREADS", threads)
     atoms = [f"doc-{i}" for i in range(50)] + ["é", "x" * 40]
     rng = random.Random(1)
     rows = []

@@ -1,5 +1,7 @@
-"""The second pass's shortcuts give what the paths they replace give: query grouping of a TREC
-chunk, the batched repeated-key check of the JSONL stream, the memo of annotation verdicts."""
+"""The shortcuts that stay give what the paths they replace give: query grouping of a TREC
+chunk, column slices, the memo of annotation verdicts, the checked entries kept by the loading
+door; and a JSON Lines run is read as the core reader reads its lines (every line by its number,
+a repeated key or an undecodable line malformed, long numbers as Python reads them)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchreg.families.retrieval import jsonl_stream, trec
+from benchreg.core.types import Status
+from benchreg.families.retrieval import trec
+from benchreg.families.retrieval.predictions import read_run
+
+from .test_predictions import RESULT, SAMPLES, TASK
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -31,56 +37,68 @@ def test_group_equals_unique(seed: int) -> None:
     assert first.tolist() == want_first.tolist()
 
 
-def _lines(path: Path) -> list[tuple[int, int, int, object]]:
-    return list(jsonl_stream.stream_lines(path))
-
-
-def test_stream_reads_every_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(jsonl_stream, "BATCH_LINES", 3)
-    monkeypatch.setattr(jsonl_stream, "CHUNK_BYTES", 200)
-    rows = [{"a": i, "b": {"c": f"x:{i}", "d": [1, {"e": 2}]}} for i in range(50)]
-    text = (
-        "\n".join(json.dumps(r) for r in rows[:20])
-        + "\n\n"
-        + "\n".join(json.dumps(r) for r in rows[20:])
-    )
+def test_a_jsonl_run_names_its_lines_by_number(tmp_path: Path) -> None:
+    """Blank lines and CRLF endings counted; an identical repeat (same value, other spacing
+    and key order) ignored, a conflicting one invalid with both lines named."""
     path = tmp_path / "run.jsonl"
-    path.write_text(text)
-    got = _lines(path)
-    assert [v for *_, v in got] == rows
-    data = path.read_bytes()
-    for number, offset, size, value in got:
-        assert json.loads(data[offset : offset + size]) == value
-        assert data.split(b"\n")[number - 1] == data[offset : offset + size]
+    first = json.dumps({"query_id": "q1", "results": [RESULT], "latency_s": 0.5})
+    again = json.dumps({"latency_s": 0.5, "results": [RESULT], "query_id": "q1"}, indent=None,
+                       separators=(",", ":"))
+    path.write_bytes(
+        (
+            f"{first}\r\n\n   \n"
+            + json.dumps({"query_id": "q2", "results": []}) + "\n"
+            + f"{again}\n"
+            + json.dumps({"query_id": "q2", "results": [RESULT]}) + "\r\n"
+        ).encode()
+    )
+    found = read_run(path, SAMPLES, TASK)
+    assert found.by_id["q1"].status is Status.OK
+    assert found.by_id["q1"].latency_s == 0.5
+    assert (found.by_id["q2"].status, found.by_id["q2"].detail) == (
+        Status.INVALID,
+        f"conflicting duplicate entries ({path}:4, {path}:6)",
+    )
+    assert not any("malformed" in note for note in found.notes)
 
 
 @pytest.mark.parametrize(
     "bad",
     [
-        '{"a": 1, "b": {"c": 1, "c": 2}}',  # a repeated nested key
-        '[{"a": 1, "a": 2}]',
-        '{"a": "x\\u003ay", "b": {"c": 1, "c": 2}}',  # an escaped colon, a repeated key
+        '{"query_id": "q3", "results": [], "results": []}',
+        '{"query_id": "q3", "results": [{"source_id": "s0", "source_id": "s1", "region": {}}]}',
+        '{"query_id": "q3", "x": "a\\u003ab", "results": [{"region": {"turn": 1, "turn": 2}}]}',
+        '{"query_id": "q3", "latency_s": 0.00012970100033271592, "q": 1, "q": 2}',
+        "{not json",
     ],
 )
 @pytest.mark.parametrize("where", [0, 7, 19])
-def test_stream_falls_back_on_a_repeated_key(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: str, where: int
-) -> None:
-    monkeypatch.setattr(jsonl_stream, "BATCH_LINES", 8)
-    rows = [json.dumps({"a": i, "b": {"c": f"{i}:{i}"}}) for i in range(20)]
+def test_a_line_with_a_repeated_key_is_malformed(tmp_path: Path, bad: str, where: int) -> None:
+    rows = [json.dumps({"query_id": f"x{i}", "results": [], "note": f"{i}:{i}"}) for i in range(20)]
     rows[where] = bad
+    rows[10] = json.dumps({"query_id": "q1", "results": [RESULT]})
     path = tmp_path / "run.jsonl"
     path.write_text("\n".join(rows) + "\n")
-    with pytest.raises(jsonl_stream.FallBack):
-        _lines(path)
+    found = read_run(path, SAMPLES, TASK)
+    malformed = [n for n in found.notes if "malformed" in n]
+    assert len(malformed) == 1 and f"{path}:{where + 1}" in malformed[0]
+    assert "q3" not in found.by_id and found.by_id["q1"].status is Status.OK
 
 
-def test_stream_leaves_escaped_colons_to_the_core_reader(tmp_path: Path) -> None:
-    rows = ['{"a": 1}', '{"a": "x\\u003ay", "b": {"c": 1}}']  # as before: not provably kept
+def test_escaped_colons_and_long_numbers_read_as_python_reads_them(tmp_path: Path) -> None:
+    rows = [
+        '{"query_id": "q1", "results": [], "latency_s": 0.00012970100033271592}',
+        '{"query_id": "q2", "results": [], "n": 123456789012345678901234}',
+        '{"query_id": "q\\u003a3", "results": [], "x": "a\\u003ab"}',
+    ]
     path = tmp_path / "run.jsonl"
     path.write_text("\n".join(rows) + "\n")
-    with pytest.raises(jsonl_stream.FallBack):
-        _lines(path)
+    samples = [*SAMPLES, SAMPLES[0].__class__("q:3", {}, [], {"modality": "conversation"})]
+    found = read_run(path, samples, TASK)
+    assert found.by_id["q1"].latency_s == 0.00012970100033271592
+    assert found.by_id["q2"].status is Status.OK
+    assert found.by_id["q:3"].status is Status.OK
+    assert not any("malformed" in note for note in found.notes)
 
 
 def test_annotation_memo_changes_nothing(root: Path) -> None:
@@ -142,12 +160,12 @@ def test_checked_entries_reused_from_the_cache(
     root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from benchreg import load_task
-    from benchreg.core import checkcache
+    from benchreg.core.load import CACHE_MIN_BYTES, forget
     from benchreg.core.pipeline import load_dataset
     from benchreg.families.retrieval import loader
 
     monkeypatch.setenv("BENCHREG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(checkcache, "LOADED_MIN_BYTES", 0)
+    forget()
     sets = root / "sets"
     path = next(p for p in sorted(sets.glob("*.jsonl")) if '"pdf"' in p.read_text())
     lines = path.read_text().splitlines()
@@ -155,69 +173,28 @@ def test_checked_entries_reused_from_the_cache(
     broken["query_id"] += "-void"
     broken["split"] = "dev"
     broken["gold"] = [{"source_id": "nowhere", "region": {"page": 1}}]
-    path.write_text("\n".join([*lines, json.dumps(broken)]) + "\n")
+    padding = " " * CACHE_MIN_BYTES  # a blank line: large enough for the disk cache
+    path.write_text("\n".join([*lines, json.dumps(broken), padding]) + "\n")
     spec = load_task("retrieval/pdf")
     first = load_dataset(spec, "dev", root)
-    assert first.info["entries"] == "read and checked"
+    assert (first.info["entries"], first.info["loaded"]) == ("read and checked", "read")
     assert any("nowhere" in str(f) for f in first.info["void"])
 
     def no_checks(*args: object, **kwargs: object) -> None:
         raise AssertionError("the entries were checked again")
 
     monkeypatch.setattr(loader, "check_entries", no_checks)
-    again = load_dataset(spec, "dev", root)
-    assert again.info["entries"].startswith("reused")
-    assert again.samples == first.samples
-    assert again.info["void"] == first.info["void"] and again.warnings == first.warnings
-    assert again.info["unanswerable"] == first.info["unanswerable"]
-    assert again.info["demonstration_entries"] == first.info["demonstration_entries"]
+    for source in ("memory", "cache"):
+        if source == "cache":
+            forget()  # another process: only the disk cache has them
+        again = load_dataset(spec, "dev", root)
+        assert again.info["loaded"] == source
+        assert again.info["entries"].startswith("reused")
+        assert again.samples == first.samples
+        assert again.info["void"] == first.info["void"] and again.warnings == first.warnings
+        assert again.info["unanswerable"] == first.info["unanswerable"]
+        assert again.info["demonstration_entries"] == first.info["demonstration_entries"]
     path.write_text(path.read_text() + "\n")  # another sha256: checked again
     with pytest.raises(AssertionError, match="checked again"):
         load_dataset(spec, "dev", root)
-
-
-def test_sample_of_dumps_as_pydantic(root: Path) -> None:
-    from benchreg.core.reader import read_records
-    from benchreg.families.retrieval.loader import sample_of
-    from benchreg.families.retrieval.manifest import read_manifest
-    from benchreg.families.retrieval.records import Entry
-    from benchreg.families.retrieval.validators import Located, check_entries
-
-    manifest = read_manifest(root)
-    records = [r for p in sorted((root / "sets").glob("*.jsonl")) for r in read_records(p)]
-    by_where = {r.where: r.data for r in records}
-    valid, _ = check_entries(records, manifest)
-    assert len(valid) > 10
-    for located in valid:
-        model = Entry.model_validate(by_where[located.where])
-        sample = sample_of(located)
-        assert sample == sample_of(Located(model, located.where, located.demonstration))
-        pairs = ((sample.input["scope"], model.scope), (sample.meta["origin"], model.origin))
-        for got, part in pairs:
-            want = part.model_dump()
-            assert got == want and list(got) == list(want)  # the same keys, in the same order
-
-
-def test_long_numbers_are_read_by_the_core_decoder_line_by_line(tmp_path: Path) -> None:
-    """A latency Python printed with 20 digits, or an integer beyond 64 bits, keeps the stream
-    (those lines decoded as the core reader decodes them); the values equal the core reader's."""
-    from benchreg.core.reader import json_lines
-
-    rows = [
-        '{"query_id": "q1", "results": [], "latency_s": 0.00012970100033271592}',
-        '{"query_id": "q2", "results": [{"a": 1}], "n": 123456789012345678901234}',
-        '{"query_id": "q3", "results": [{"a": {"b": 2}}]}',
-    ]
-    path = tmp_path / "run.jsonl"
-    path.write_text("\n".join(rows) + "\n")
-    got = _lines(path)
-    want = [(number, value) for number, value, _ in json_lines(path)]
-    assert [(n, v) for n, _, _, v in got] == want
-    assert got[1][3]["n"] == 123456789012345678901234  # an int, as the core reader gives it
-
-
-def test_a_repeated_key_on_a_long_number_line_falls_back(tmp_path: Path) -> None:
-    path = tmp_path / "run.jsonl"
-    path.write_text('{"q": 1, "q": 2, "latency_s": 0.00012970100033271592}\n')
-    with pytest.raises(jsonl_stream.FallBack):
-        _lines(path)
+    forget()

@@ -218,7 +218,7 @@ def test_mmlongbench_doc_text_cache_reads_back_the_same_bytes(
     pdf = tmp_path / "src" / "data" / "documents" / "a.pdf"
     sha, pages = pdftext.page_texts(pdf)
     assert pages[1] == "" and sha == hashlib.sha256(pdf.read_bytes()).hexdigest()
-    monkeypatch.setenv("BENCHREG_VALIDATION_CACHE", "off")
+    monkeypatch.setenv("BENCHREG_DATA_CACHE", "off")
     assert pdftext.cache_folder() is None
     assert not any(t.cached for t in pdftext.extract_all([pdf]))
 

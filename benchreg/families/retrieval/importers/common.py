@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from benchreg.core.errors import BenchregError, at
-from benchreg.core.io import iter_jsonl, read_json
+from benchreg.core.io import read_json
+from benchreg.core.reader import json_lines
 
 Row = dict[str, Any]
 SETS, CORPUS, MANIFEST = "sets", "corpus", "manifest.jsonl"
@@ -134,7 +135,7 @@ def sha256_of(path: Path) -> str:
 def _read_rows(path: Path) -> list[Row]:
     if not path.is_file():
         return []
-    return [row for _, row in iter_jsonl(path)]
+    return [row for _, row, _ in json_lines(path)]
 
 
 def merge_manifest(existing: list[Row], mine: list[Row], source: str) -> list[Row]:
@@ -182,7 +183,7 @@ def load_json(path: Path) -> Any:
 
 
 def load_jsonl(path: Path) -> list[tuple[str, Any]]:
-    return [(at(path, number), obj) for number, obj in iter_jsonl(path)]
+    return [(at(path, number), obj) for number, obj, _ in json_lines(path)]
 
 
 def field_of(obj: Any, key: str, where: str, types: type | tuple[type, ...] = object) -> Any:

@@ -116,59 +116,92 @@ def build(args: argparse.Namespace, staging: Staging) -> Imported:
         times: dict[int, str] = {}
         turns: set[tuple[int, int]] = set()
         for s in sessions:
-            raw_time = field_of(data, f"session_{s}_date_time", where, str)
-            try:
-                times[s] = locomo_time(raw_time)
-            except ValueError:
-                raise BenchregError(f"session_{s}_date_time {raw_time!r} is not "
-                                    f"'{TIME_FORMAT}'", where=where) from None
-            rows = []
-            for turn in field_of(data, f"session_{s}", where, list):
-                dia_id = field_of(turn, "dia_id", where, str)
-                match = EVIDENCE.fullmatch(dia_id)
-                if match is None or int(match[1]) != s:
-                    raise BenchregError(f"turn id {dia_id!r} is not D{s}:<turn>", where=where)
-                t = int(match[2])
-                turns.add((s, t))
-                rows.append({"turn": t, "speaker": field_of(turn, "speaker", where, str),
-                             "text": field_of(turn, "text", where, str), "dia_id": dia_id})
-            imported.rows.append(source_row(
-                f"{holder}/session_{s}", "conversation", ORIGIN, NAME,
-                path=staging.write_jsonl(f"{stem}/session_{s}.jsonl", rows),
-                observed_at=times[s], holder=holder, turns=len(rows)))
-        last = times[sessions[-1]]
+            times[s] = _session(data, s, stem, holder, where, turns, imported, staging)
         split = "dev" if stem in dev else "test"
         for i, qa in enumerate(field_of(data, "qa", where, list)):
-            item_where = f"{where}: qa[{i}]"
-            question = field_of(qa, "question", item_where, str)
-            category = qa.get("category")
-            regions, sessions_hit = _evidence(qa, turns, holder, imported)
-            unanswerable = category == 5
-            if not unanswerable and not regions:
-                imported.skipped["answerable with no valid evidence id"] += 1
-                continue
-            if args.as_of == "evidence" and sessions_hit:
-                as_of = times[max(sessions_hit)]
-            else:
-                as_of = last
-                if args.as_of == "evidence":
-                    imported.notes["as_of = last session (no valid evidence id)"] += 1
-            future_distractors += as_of != last
-            gold = [] if unanswerable else dedupe(regions, imported.notes,
-                                                  "repeated evidence turns removed")
-            answer = qa.get("answer")
-            answer_format = "int" if isinstance(answer, int) and not isinstance(
-                answer, bool) else "str"
-            if not unanswerable and not isinstance(answer, str | int):
-                raise BenchregError("an answerable item needs an `answer`", where=item_where)
-            imported.entries.append(entry(
-                f"locomo-{stem}-{i}", "conversation", question, answer, answer_format, gold,
-                ORIGIN, f"{stem}#qa[{i}]", split, as_of=as_of, holder=holder,
-                scenario=f"category-{category}"))
+            future_distractors += _add_entry(
+                args, imported, stem, i, qa, f"{where}: qa[{i}]", times, turns, split
+            )
     imported.lines.append(
         f"as_of: {args.as_of}; {future_distractors} entries have later sessions (future "
         "distractors); dates read as UTC (LoCoMo gives no time zone)")
     return imported
+
+
+def _session(
+    data: dict[str, Any],
+    s: int,
+    stem: str,
+    holder: str,
+    where: str,
+    turns: set[tuple[int, int]],
+    imported: Imported,
+    staging: Staging,
+) -> str:
+    """Session ``s`` written as a source (its turns added to ``turns``); its time."""
+    raw_time = field_of(data, f"session_{s}_date_time", where, str)
+    try:
+        time = locomo_time(raw_time)
+    except ValueError:
+        raise BenchregError(f"session_{s}_date_time {raw_time!r} is not "
+                            f"'{TIME_FORMAT}'", where=where) from None
+    rows = []
+    for turn in field_of(data, f"session_{s}", where, list):
+        dia_id = field_of(turn, "dia_id", where, str)
+        match = EVIDENCE.fullmatch(dia_id)
+        if match is None or int(match[1]) != s:
+            raise BenchregError(f"turn id {dia_id!r} is not D{s}:<turn>", where=where)
+        t = int(match[2])
+        turns.add((s, t))
+        rows.append({"turn": t, "speaker": field_of(turn, "speaker", where, str),
+                     "text": field_of(turn, "text", where, str), "dia_id": dia_id})
+    imported.rows.append(source_row(
+        f"{holder}/session_{s}", "conversation", ORIGIN, NAME,
+        path=staging.write_jsonl(f"{stem}/session_{s}.jsonl", rows),
+        observed_at=time, holder=holder, turns=len(rows)))
+    return time
+
+
+def _add_entry(
+    args: argparse.Namespace,
+    imported: Imported,
+    stem: str,
+    i: int,
+    qa: Any,
+    item_where: str,
+    times: dict[int, str],
+    turns: set[tuple[int, int]],
+    split: str,
+) -> int:
+    """The entry of ``qa[i]`` added (or the item counted as skipped); 1 when it has later
+    sessions (future distractors), else 0."""
+    holder = f"locomo-{stem}"
+    last = times[max(times)]
+    question = field_of(qa, "question", item_where, str)
+    category = qa.get("category")
+    regions, sessions_hit = _evidence(qa, turns, holder, imported)
+    unanswerable = category == 5
+    if not unanswerable and not regions:
+        imported.skipped["answerable with no valid evidence id"] += 1
+        return 0
+    if args.as_of == "evidence" and sessions_hit:
+        as_of = times[max(sessions_hit)]
+    else:
+        as_of = last
+        if args.as_of == "evidence":
+            imported.notes["as_of = last session (no valid evidence id)"] += 1
+    gold = [] if unanswerable else dedupe(regions, imported.notes,
+                                          "repeated evidence turns removed")
+    answer = qa.get("answer")
+    answer_format = "int" if isinstance(answer, int) and not isinstance(
+        answer, bool) else "str"
+    if not unanswerable and not isinstance(answer, str | int):
+        raise BenchregError("an answerable item needs an `answer`", where=item_where)
+    imported.entries.append(entry(
+        f"locomo-{stem}-{i}", "conversation", question, answer, answer_format, gold,
+        ORIGIN, f"{stem}#qa[{i}]", split, as_of=as_of, holder=holder,
+        scenario=f"category-{category}"))
+    return int(as_of != last)
 
 
 def _evidence(qa: dict[str, Any], turns: set[tuple[int, int]], holder: str,

@@ -45,7 +45,12 @@ from benchreg.families.retrieval.importers.common import (
     need_file,
     source_row,
 )
-from benchreg.families.retrieval.importers.pdftext import cache_folder, extract_all, extractor
+from benchreg.families.retrieval.importers.pdftext import (
+    PdfText,
+    cache_folder,
+    extract_all,
+    extractor,
+)
 
 NAME = "mmlongbench_doc"
 ORIGIN = Origin("MMLongBench-Doc", "d73f0dc0be7e0a2ff6a403d5fe65fcd96461f384", "CC BY-NC 4.0",
@@ -100,68 +105,17 @@ def build(args: argparse.Namespace, staging: Staging) -> Imported:
     present = set(documents)
     imported = Imported()
     tool = extractor()
-    rows: dict[str, dict[str, Any]] = {}
-    for i, s in enumerate(samples):  # every item names its document and type
-        where = f"{samples_path}: item {i}"
-        if field_of(s, "doc_id", where, str) in present:
-            field_of(s, "doc_type", where, str)
-    first_of_type: dict[str, str] = {}
-    for s in sorted((s for s in samples if s["doc_id"] in present), key=lambda s: s["doc_id"]):
-        first_of_type.setdefault(s["doc_type"], s["doc_id"])
-    dev_docs = set(first_of_type.values())
+    dev_docs = _dev_documents(samples, present, samples_path)
     texts = extract_all([docs_dir / d for d in documents], jobs=max(1, args.jobs),
                         cache=not args.no_text_cache)
-    empty_pages: dict[str, set[int]] = {}
-    for doc, text in zip(documents, texts, strict=True):
-        pdf = docs_dir / doc
-        empty_pages[doc] = set(text.empty_pages)
-        files = None
-        if args.copy_pdfs:
-            rel, sha = staging.copy(pdf, f"pdfs/{doc}")
-            files = [{"path": rel, "sha256": sha, "role": "original PDF"}]
-        rows[doc] = source_row(
-            doc, "pdf", ORIGIN, NAME, path=staging.write_text(f"{doc}.txt", text.text()),
-            text_extractor=tool, pages=len(text.pages),
-            pages_without_text=len(text.empty_pages),
-            extracted_from={"file": f"data/documents/{doc}", "sha256": text.sha256},
-            files=files,
-        )
+    rows = _source_rows(args, staging, docs_dir, documents, texts, tool)
+    empty_pages = {doc: set(text.empty_pages) for doc, text in zip(documents, texts, strict=True)}
     gold_pages_without_text = 0
     for i, s in enumerate(samples):
-        doc = s["doc_id"]
-        if doc not in present:
-            continue
-        where = f"{samples_path}: item {i}"
-        question = field_of(s, "question", where, str)
-        raw = field_of(s, "answer", where)
-        fmt = FORMATS.get(field_of(s, "answer_format", where, str))
-        if fmt is None:
-            raise BenchregError(f"unknown answer_format {s['answer_format']!r}", where=where)
-        try:
-            pages = ast.literal_eval(field_of(s, "evidence_pages", where, str))
-        except (ValueError, SyntaxError):
-            raise BenchregError("evidence_pages is not a list literal", where=where) from None
-        unanswerable = raw == NOT_ANSWERABLE
-        gold = []
-        if unanswerable:
-            if pages:
-                imported.notes["evidence pages of Not-answerable questions ignored"] += 1
-            answer, answer_format = None, "none"
-        else:
-            if not pages:
-                imported.skipped["answerable without evidence pages"] += 1
-                continue
-            if any(not isinstance(p, int) or p < 1 for p in pages):
-                imported.skipped["answerable with an evidence page < 1 (page 0)"] += 1
-                continue
-            gold = dedupe([{"source_id": doc, "region": {"page": p}} for p in pages],
-                          imported.notes, "repeated gold pages removed")
-            gold_pages_without_text += sum(
-                1 for g in gold if g["region"]["page"] in empty_pages[doc])
-            answer, answer_format = typed_answer(raw, fmt, imported.notes)
-        imported.entries.append(entry(
-            f"mmlb-{i}", "pdf", question, answer, answer_format, gold, ORIGIN, f"{i}:{doc}",
-            "dev" if doc in dev_docs else "test", session=doc, scenario=s["doc_type"]))
+        if s["doc_id"] in present:
+            gold_pages_without_text += _add_entry(
+                imported, i, s, f"{samples_path}: item {i}", empty_pages, dev_docs
+            )
     imported.rows = list(rows.values())
     total_pages = sum(r["pages"] for r in imported.rows)
     without = sum(r["pages_without_text"] for r in imported.rows)
@@ -174,6 +128,88 @@ def build(args: argparse.Namespace, staging: Staging) -> Imported:
            else " (off)"),
     ]
     return imported
+
+
+def _dev_documents(samples: list[Any], present: set[str], samples_path: Path) -> set[str]:
+    """Per doc_type the first document by name (every item names its document and type)."""
+    for i, s in enumerate(samples):
+        where = f"{samples_path}: item {i}"
+        if field_of(s, "doc_id", where, str) in present:
+            field_of(s, "doc_type", where, str)
+    first_of_type: dict[str, str] = {}
+    for s in sorted((s for s in samples if s["doc_id"] in present), key=lambda s: s["doc_id"]):
+        first_of_type.setdefault(s["doc_type"], s["doc_id"])
+    return set(first_of_type.values())
+
+
+def _source_rows(
+    args: argparse.Namespace,
+    staging: Staging,
+    docs_dir: Path,
+    documents: list[str],
+    texts: list[PdfText],
+    tool: str,
+) -> dict[str, dict[str, Any]]:
+    """The manifest row of each document, its text written (and the PDF copied with
+    ``--copy-pdfs``)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for doc, text in zip(documents, texts, strict=True):
+        pdf = docs_dir / doc
+        files = None
+        if args.copy_pdfs:
+            rel, sha = staging.copy(pdf, f"pdfs/{doc}")
+            files = [{"path": rel, "sha256": sha, "role": "original PDF"}]
+        rows[doc] = source_row(
+            doc, "pdf", ORIGIN, NAME, path=staging.write_text(f"{doc}.txt", text.text()),
+            text_extractor=tool, pages=len(text.pages),
+            pages_without_text=len(text.empty_pages),
+            extracted_from={"file": f"data/documents/{doc}", "sha256": text.sha256},
+            files=files,
+        )
+    return rows
+
+
+def _add_entry(
+    imported: Imported,
+    i: int,
+    s: dict[str, Any],
+    where: str,
+    empty_pages: dict[str, set[int]],
+    dev_docs: set[str],
+) -> int:
+    """The entry of item ``i`` added (or the item counted as skipped); the number of its gold
+    pages without a text layer."""
+    doc = s["doc_id"]
+    question = field_of(s, "question", where, str)
+    raw = field_of(s, "answer", where)
+    fmt = FORMATS.get(field_of(s, "answer_format", where, str))
+    if fmt is None:
+        raise BenchregError(f"unknown answer_format {s['answer_format']!r}", where=where)
+    try:
+        pages = ast.literal_eval(field_of(s, "evidence_pages", where, str))
+    except (ValueError, SyntaxError):
+        raise BenchregError("evidence_pages is not a list literal", where=where) from None
+    gold: list[dict[str, Any]] = []
+    without_text = 0
+    if raw == NOT_ANSWERABLE:
+        if pages:
+            imported.notes["evidence pages of Not-answerable questions ignored"] += 1
+        answer, answer_format = None, "none"
+    else:
+        if not pages:
+            imported.skipped["answerable without evidence pages"] += 1
+            return 0
+        if any(not isinstance(p, int) or p < 1 for p in pages):
+            imported.skipped["answerable with an evidence page < 1 (page 0)"] += 1
+            return 0
+        gold = dedupe([{"source_id": doc, "region": {"page": p}} for p in pages],
+                      imported.notes, "repeated gold pages removed")
+        without_text = sum(1 for g in gold if g["region"]["page"] in empty_pages[doc])
+        answer, answer_format = typed_answer(raw, fmt, imported.notes)
+    imported.entries.append(entry(
+        f"mmlb-{i}", "pdf", question, answer, answer_format, gold, ORIGIN, f"{i}:{doc}",
+        "dev" if doc in dev_docs else "test", session=doc, scenario=s["doc_type"]))
+    return without_text
 
 
 IMPORTER = Importer(

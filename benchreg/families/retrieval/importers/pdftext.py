@@ -6,17 +6,17 @@ feeds inside the text become spaces, so the stored text (`corpus.py`: pages sepa
 feeds, blocks by blank lines) keeps exactly one part per page. A page whose extraction is empty
 (a scanned page) has no text layer: it is kept, empty, and counted.
 
-Extraction is pypdf's pure-Python content-stream parser and text-operator interpreter (about
-55% and 40% of an import of MMLongBench-Doc, bench/import_sources.py); each PDF is opened and
-parsed once, all its pages in one pass, the PDFs spread over ``jobs`` processes (each with
-the objects it inherits frozen out of the cyclic GC: `gc.freeze()`). What pypdf
-returned for each page is kept in the benchreg cache dir (``$BENCHREG_CACHE_DIR``, else
-``$XDG_CACHE_HOME/benchreg``, else ``~/.cache/benchreg``) under ``pdftext/``, one JSON file per
-(PDF sha256, pypdf version): importing the same PDF again with the same pypdf reads those
-pages back instead of parsing the PDF, and writes the same bytes (the blocks are made from the
-cached page text by the same code). ``BENCHREG_VALIDATION_CACHE=off`` or ``cache=False`` turns
-it off; an entry that cannot be read or does not match is extracted again; a cache that cannot
-be written is skipped silently (it is an optimisation only).
+Extraction is pypdf's pure-Python content-stream parser and text-operator interpreter (nearly
+all of an import's time: docs/retrieval.md, "Import speed"); each PDF is opened and parsed once,
+all its pages in one pass, the PDFs spread over ``jobs`` processes (each with the objects it
+inherits frozen out of the cyclic GC: `gc.freeze()`). What pypdf returned for each page is kept
+in the benchreg cache dir (``$BENCHREG_CACHE_DIR``, else ``$XDG_CACHE_HOME/benchreg``, else
+``~/.cache/benchreg``) under ``pdftext/``, one JSON file per (PDF sha256, pypdf version):
+importing the same PDF again with the same pypdf reads those pages back instead of parsing the
+PDF, and writes the same bytes (the blocks are made from the cached page text by the same code).
+``BENCHREG_DATA_CACHE=off`` or ``cache=False`` turns it off; an entry that cannot be read or
+does not match is extracted again; a cache that cannot be written is skipped silently (it is an
+optimisation only).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchreg.core.errors import BenchregError
+from benchreg.core.load import cache_dir, cache_enabled
 from benchreg.families.retrieval.importers.common import sha256_of
 
 BLANK = re.compile(r"\n[ \t]*\n+")
@@ -106,9 +107,7 @@ def extract(path: Path) -> PdfText:
 
 def cache_folder() -> Path | None:
     """The folder of the text cache, or None when caches are turned off."""
-    from benchreg.core import checkcache
-
-    return checkcache.cache_dir() / "pdftext" if checkcache.enabled() else None
+    return cache_dir() / "pdftext" if cache_enabled() else None
 
 
 def _entry(folder: Path, sha: str, tool: str) -> Path:
@@ -153,8 +152,8 @@ def store_pages(folder: Path, sha: str, tool: str, pages: list[str]) -> None:
 @contextlib.contextmanager
 def frozen_heap() -> Iterator[None]:
     """The objects alive now left out of the cyclic GC's passes while pypdf allocates its many
-    short-lived objects (a process with benchreg, numpy and Hydra loaded spends about 8% more CPU
-    on a PDF otherwise); the worker processes freeze what they inherit the same way."""
+    short-lived objects (each pass would otherwise walk every object benchreg, numpy and Hydra
+    hold); the worker processes freeze what they inherit the same way."""
     gc.freeze()
     try:
         yield
