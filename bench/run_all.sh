@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Every issue-23 benchmark in sequence, from the project root, each line of output kept in
-# bench-logs/<label>/<script>.log with the load average before and after it.
+# Every benchmark of bench/README.md's table in sequence, from the project root, each one's output
+# kept in bench-logs/<label>/<script>.log with the load average before and after it.
 #   bash bench/run_all.sh [label] [repeats]
 # BENCH_BENCHREG_ROOT=DIR bash bench/run_all.sh before 3   # the same scripts on another tree
+# BENCH_BUSY=cores bash bench/run_all.sh busy 3            # with both CPUs kept busy meanwhile
+# IMPORT=1 ...                                             # also the importers (long)
 # The PromptCBLUE script needs a checkout of the official evaluator (--official, see its header).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,4 +30,9 @@ run molp2s_sweep bench.molp2s_sweep_overhead --repeats "$repeats"
 run molp2s_100k bench.molp2s_100k --repeats "$repeats"
 run reaction_mc_100k bench.reaction_mc_100k --repeats "$repeats"
 run retrieval bench.retrieval_scoring --repeats "${RETRIEVAL_REPEATS:-$repeats}" ${RETRIEVAL_QUERIES:+--queries "$RETRIEVAL_QUERIES"}
-run import bench.import_sources --repeats "$repeats"
+if [ -z "${BENCH_BENCHREG_ROOT:-}" ]; then  # (cli_latency runs another tree itself: --before DIR)
+    run cli bench.cli_latency --repeats 7
+fi
+if [ -n "${IMPORT:-}" ]; then
+    run import bench.import_sources --repeats "$repeats"
+fi

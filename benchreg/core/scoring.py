@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from benchreg.core.errors import BenchregError, ParseError
+from benchreg.core.load import ordered_map
 from benchreg.core.metric import Metric, MetricValue
 from benchreg.core.progress import Progress
 from benchreg.core.stats import resample_counts, resample_indices, wilson_ci
@@ -214,7 +215,9 @@ class _SharedBootstrap:
 
         values: list[list[np.ndarray]] = [[] for _ in jobs]
         indices = resample_indices(n, self.n_boot, self.seed, BOOT_CELLS)
-        for chunk in map(chunk_values, indices):
+        # the draws in order here; each chunk's counts, totals and values on two threads (numpy
+        # runs them without the GIL): the same values as one chunk after another
+        for chunk in ordered_map(chunk_values, indices):
             for j, rows in enumerate(chunk):
                 values[j].append(rows)
         out = []

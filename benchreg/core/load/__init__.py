@@ -19,7 +19,8 @@ A family says *what* it loads and calls :func:`load`::
   PromptCBLUE split for 16 tasks) comes back from memory (:func:`forget` empties it);
 - bulk values are built with the cyclic garbage collector paused (:func:`gc_paused`);
 - one process reads: worker processes did not pay on a 2-core machine once the other core is
-  busy (docs/scale.md), so there are none.
+  busy (docs/scale.md), so there are none; chunks of numpy work that releases the GIL (a TREC
+  run's columns) go through :func:`ordered_map`, two threads, results in order.
 
 ``cache=False`` (``run.data_cache=false``, or ``BENCHREG_DATA_CACHE=off`` for every run) reads
 the files every time. :attr:`Loaded.source` says where a value came from; the loader puts it in
@@ -29,6 +30,7 @@ the data set's info, which ``provenance.json`` records and the run's log states.
 from benchreg.core.load._bulk import gc_paused
 from benchreg.core.load._cache import CACHE_MIN_BYTES, cache_dir, cache_enabled
 from benchreg.core.load._door import Loaded, LoadPlan, forget, load
+from benchreg.core.load._threads import ordered_map
 
 __all__ = [
     "CACHE_MIN_BYTES",
@@ -39,4 +41,5 @@ __all__ = [
     "forget",
     "gc_paused",
     "load",
+    "ordered_map",
 ]

@@ -36,7 +36,6 @@ from benchreg.families.reaction_mc.records import (
     QuestionFields,
     check_identity,
 )
-from benchreg.families.reaction_mc.sharing import Sharer
 
 LOADED = "reaction_mc.samples"  # the loading door's name of this loader's rows
 ROWS_FORMAT = 2  # the shape of a row below; a new shape must not read back an old entry
@@ -103,14 +102,11 @@ def load_questions(ctx: LoadContext) -> Dataset:
 def read_rows(path: Path, question_type: str) -> list[SampleRow]:
     """Every question of the file, validated, as a row ``(id, input, gold, meta, findings)``:
     the findings are those of the consistency checks at the default tolerances (as tuples), which
-    the validator then reports without checking the questions again. Equal parts of the file's
-    questions are one object (:mod:`sharing`)."""
+    the validator then reports without checking the questions again."""
     checker = QuestionChecker(*TOLERANCES)
     found = checker.findings
-    share = Sharer()
     rows: list[SampleRow] = []
     for question in iter_questions(path, question_type):
-        share.question(question)
         sample = to_sample(question)
         before = len(found)
         checker.question(sample)

@@ -27,6 +27,7 @@ import numpy as np
 
 from benchreg.core.errors import BenchregError, at
 from benchreg.core.io import read_text
+from benchreg.core.load import ordered_map
 from benchreg.core.predictions import PredictionCollector
 from benchreg.core.reader import index_by_id, index_lines, json_lines, read_records
 from benchreg.core.types import Prediction, Status
@@ -109,35 +110,40 @@ def read_atoms(path: Path, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
 
 
 def read_lines(run: Path, atom_ids: list[str], collector: PredictionCollector) -> TrecLines:
-    """The run's lines, a chunk at a time: a chunk :func:`_parse_chunk` reads with numpy is
-    added whole, any other line by line (:func:`_slow_chunk`); queries interned and line
-    numbers counted in file order."""
+    """The run's lines, a chunk at a time: a chunk :func:`_parse_chunk` reads with numpy (two
+    chunks at once: :func:`benchreg.core.load.ordered_map`) is added whole, any other line by
+    line (:func:`_slow_chunk`); queries interned and line numbers counted in file order."""
     atoms = _AtomIndex(atom_ids)
     out = TrecLines()
+    number = 0
+    chunks = _chunks(run)
+    for data, parsed in ordered_map(lambda data: (data, _parse_chunk(data, atoms)), chunks):
+        if parsed is None:
+            _slow_chunk(run, data, number, atoms.by_str, out, collector)
+            number += _line_count(data)
+        else:
+            _add_parsed(parsed, number, out)
+            number += len(parsed.score)  # plain ASCII, one line per "\n", ending in one
+    return out
+
+
+def _chunks(run: Path) -> Iterator[bytes]:
+    """The file's bytes, about :data:`CHUNK_BYTES` at a time, each ending at a line end."""
     try:
         handle = run.open("rb")
     except OSError:
         read_text(run)  # raises the located error
         raise
-    number = 0
     with handle:
         rest = b""
-        while True:
-            chunk = handle.read(CHUNK_BYTES)
+        while chunk := handle.read(CHUNK_BYTES):
             data = rest + chunk
-            if chunk:
-                cut = data.rfind(b"\n") + 1
-                data, rest = data[:cut], data[cut:]
+            cut = data.rfind(b"\n") + 1
+            data, rest = data[:cut], data[cut:]
             if data:
-                parsed = _parse_chunk(data, atoms)
-                if parsed is None:
-                    _slow_chunk(run, data, number, atoms.by_str, out, collector)
-                    number += _line_count(data)
-                else:
-                    _add_parsed(parsed, number, out)
-                    number += len(parsed.score)  # plain ASCII, one line per "\n", ending in one
-            if not chunk:
-                return out
+                yield data
+        if rest:
+            yield rest
 
 
 def _line_count(data: bytes) -> int:
