@@ -25,6 +25,7 @@ from benchreg import BenchregError, load_task
 from benchreg.core.errors import at
 from benchreg.core.pipeline import load_dataset
 from benchreg.core.types import Dataset
+from tests.strategies import json_values
 
 STRING_FIELDS = ("input", "target", "task_dataset", "sample_id")
 OPTIONAL_FIELDS = ("answer_choices", "task_type")
@@ -34,20 +35,6 @@ LOADED = ("KUAKE-IR", "CMeIE", "MedDG")
 TASK_NAMES = ("KUAKE-IR", "CMeIE", "CMeIE-V2", "MedDG", "CHIP-CTC", "Text2DT", "CMedCausal")
 ALIAS = {"CMeIE-V2": "CMeIE"}
 
-scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(-(10**12), 10**12)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=6)
-)
-json_values = st.recursive(
-    scalars,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=6,
-)
 texts = st.text(max_size=8)
 extras = st.dictionaries(
     st.text(min_size=1, max_size=6).filter(lambda k: k not in STRING_FIELDS + OPTIONAL_FIELDS),

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from benchreg import BenchregError, load_task
 from benchreg.core.errors import at
 from benchreg.core.pipeline import load_dataset
+from tests.strategies import json_values
 
 SAMPLE = Path(__file__).resolve().parents[3] / "benchreg" / "families" / "molp2s" / "sample"
 TASK_FIELDS = ("record_id", "masked_smiles", "mask", "properties", "candidate_completed_smiles")
@@ -49,20 +50,6 @@ def _sample_smiles() -> tuple[list[tuple[str, str]], list[str]]:
 MASKED, CANDIDATES = _sample_smiles()
 DUMMY_MASKED = [m for m, token in MASKED if token in ("[*]", "*")]
 
-scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(-(10**12), 10**12)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=6)
-)
-json_values = st.recursive(
-    scalars,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=6,
-)
 # mask metadata besides its token: no strings (a string value of the mask may name its token)
 mask_extras = st.dictionaries(
     st.text(min_size=1, max_size=6).filter(lambda k: k not in ("token", "mask_token")),
