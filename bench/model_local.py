@@ -11,7 +11,8 @@ starts it) and both sides talk to it over HTTP with the same request bodies: the
 MolP2S prompts of the embedded sample (gap, view correct), temperature 0, a fixed max_tokens.
 
 1. Throughput at concurrency 1, 2 and 4: completed requests per second of benchreg's chat
-   system (model=openai pointed at the server, cache off, fed in batches as the core feeds it)
+   system (model=openai pointed at the server, cache off, every request in one call, as the core
+   hands them to a model system)
    divided by those of a plain client (one httpx.AsyncClient, a semaphore, the same bodies).
    Paired runs (each repeat runs both sides, alternating which goes first); the median ratio.
    Goal >= 0.95. llama-cpp-python answers one request at a time, so concurrency raises
@@ -103,9 +104,7 @@ async def benchreg_side(
     out: list[Any] = []
     try:
         tic = time.perf_counter()
-        for start in range(0, len(requests), BATCH_SIZE):
-            batch = list(requests[start : start + BATCH_SIZE])
-            out += check_answers(system, batch, await system.predict(batch))
+        out = check_answers(system, requests, await system.predict(requests))  # as the core does
         seconds = time.perf_counter() - tic
         assert all(p.status.value == "ok" for p in out), [p.detail for p in out]
         return len(requests) / seconds, system.report().stats, out

@@ -5,9 +5,11 @@ Run by hand: `python bench/model_throughput.py [--latency-s 0.05] [--repeats 3]`
 runs in a subprocess on 127.0.0.1 and answers every request after a fixed latency.
 
 - At concurrency 1, 8 and 64 (bounded request counts), completed requests per second of
-  benchreg's `openai` system, fed in batches of `run.batch_size` as the core feeds it (cache off),
-  divided by those of a plain load generator: one httpx.AsyncClient, a semaphore, the same
-  request bodies. Best of `--repeats` for each side (the machine may be shared). Goal: >= 0.9.
+  benchreg's `openai` system, every request handed over in one call as the core hands them to a
+  model system (cache off), divided by those of a plain load generator: one httpx.AsyncClient, a
+  semaphore, the same request bodies (bench/model_client_speed.py compares the whole process
+  with aiohttp and httpx loops). Best of `--repeats` for each side (the machine may be shared).
+  Goal: >= 0.9.
 - Warm cache: a cold run of the concurrency-64 set into an empty cache, then the same run again;
   the wall-time ratio cold / warm and the requests the warm run made (goal: 0 requests, >= 20x).
 """
@@ -33,7 +35,6 @@ from benchreg.core.system import SystemContext, check_answers
 from benchreg.core.types import Message, Request, Sample
 
 SIZES = {1: 100, 8: 400, 64: 1920}  # requests per concurrency (~5 s, ~2.5 s, ~1.5 s at 50 ms)
-BATCH_SIZE = 64  # the core's default run.batch_size
 
 
 def make_requests(n: int, tag: str) -> list[Request]:
@@ -75,14 +76,12 @@ async def benchreg_run(
 ) -> tuple[float, dict[str, Any]]:
     """(wall seconds, system stats) of the `openai` system answering ``requests``."""
     cfg = {"name": "openai", "base_url": base_url, "model": "fake", "concurrency": concurrency}
-    options = {"cache": cache, "cache_dir": cache_dir, "batch_size": BATCH_SIZE}
+    options = {"cache": cache, "cache_dir": cache_dir}
     ctx = SystemContext(load_task("molp2s/gap"), None, Path("."), [], options=options)
     system = registry.systems.get("openai")(cfg, ctx)
     try:
         tic = time.perf_counter()
-        for start in range(0, len(requests), BATCH_SIZE):
-            batch = list(requests[start : start + BATCH_SIZE])
-            check_answers(system, batch, await system.predict(batch))
+        check_answers(system, requests, await system.predict(list(requests)))
         seconds = time.perf_counter() - tic
         return seconds, system.report().stats
     finally:

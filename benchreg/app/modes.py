@@ -84,13 +84,30 @@ TRUNCATION_WARNING_SHARE = 0.05
 
 
 def warn_truncated(record: dict[str, Any]) -> None:
-    """One line when more than a few answers stopped at the token limit."""
+    """One line when more than a few answers stopped at the token limit, saying what they
+    became (the statuses actually given, from the record's `truncated_as`)."""
     n, cut = record.get("n") or 0, record.get("truncated") or 0
     if n and cut / n > TRUNCATION_WARNING_SHARE:
         logger.warning(
-            f"{cut} of {n} answers stopped at the token limit (finish_reason: length; marked "
-            "`degraded` in samples.jsonl): raise model.max_tokens"
+            f"{cut} of {n} answers stopped at the token limit (finish_reason: length)"
+            f"{truncated_outcome(record.get('truncated_as'))}: raise model.max_tokens"
         )
+
+
+def truncated_outcome(became: Any) -> str:
+    """`: status 4 invalid, 2 ok; 2 of them read and flagged degraded (...)` from the record's
+    `truncated_as` (empty for a record written before it existed). A cut reply the parser
+    reads is flagged `degraded`; one it cannot read is `invalid` and not flagged."""
+    if not isinstance(became, dict) or not became.get("statuses"):
+        return ""
+    counts = ", ".join(f"{v} {k}" for k, v in sorted(became["statuses"].items()) if v)
+    degraded = int(became.get("degraded") or 0)
+    if not degraded:
+        return f": status {counts}, none readable (so none flagged `degraded`)"
+    return (
+        f": status {counts}; {degraded} of them read and flagged `degraded` in samples.jsonl "
+        "(scored as given; invalid in the strict view)"
+    )
 
 
 def validate(task: Task, cfg: DictConfig, out_dir: Path) -> dict[str, Any]:

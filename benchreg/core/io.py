@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import tempfile
 import time
@@ -301,3 +302,63 @@ def json_default_or_text(obj: Any) -> Any:
         return _json_default(obj)
     except TypeError:
         return str(obj)
+
+
+def pretty_json(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=2)``, the same text, faster: the json
+    module writes indented JSON in pure Python (50 us for a MolP2S record's properties), orjson
+    in C. orjson is used where both write the same text, which :func:`same_in_orjson` checks;
+    anything else (a float under 1e-4 or not finite, a key that is not a string, an integer past
+    64 bits, a lone surrogate) goes to the json module."""
+    if same_in_orjson(value):
+        try:
+            return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode("utf-8")
+        except (TypeError, orjson.JSONEncodeError):
+            pass
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def same_in_orjson(value: Any) -> bool:
+    """Whether orjson writes ``value`` as the json module does, as far as the values go: dicts,
+    lists, strings, integers, booleans, None, and floats that are 0 or finite and at least 1e-4
+    in size (orjson writes 1e-05 as 0.00001, and NaN as null). What orjson refuses (a key that
+    is not a string, an integer past 64 bits, a lone surrogate) it raises for, and the callers
+    then ask json. Walked without recursion, containers only: it runs for every prompt."""
+    if type(value) is float:
+        return _plain_float(value)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            item = item.values()
+        elif kind is not list and kind is not tuple:
+            if kind is str or kind is int or kind is bool or item is None:
+                continue
+            return False  # anything else (a subclass, a set): the json module decides
+        for part in item:
+            kind = type(part)
+            if kind is float:
+                if not _plain_float(part):
+                    return False
+            elif kind is dict or kind is list or kind is tuple:
+                stack.append(part)
+            elif not (kind is str or kind is int or kind is bool or part is None):
+                return False
+    return True
+
+
+def _plain_float(value: float) -> bool:
+    return value == 0.0 or 1e-4 <= abs(value) < math.inf
+
+
+def sorted_json(value: Any) -> str:
+    """``json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, the
+    same text (cache keys and digests are hashes of it), by orjson where :func:`same_in_orjson`
+    says both write the same: a MolP2S prompt took 8 us with json, 3 with orjson."""
+    if same_in_orjson(value):
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+        except (TypeError, orjson.JSONEncodeError):
+            pass
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

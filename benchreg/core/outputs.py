@@ -84,6 +84,17 @@ def truncated(predictions: Sequence[Prediction]) -> int:
     return sum(1 for p in predictions if p.metadata.get("finish_reason") == TRUNCATED)
 
 
+def truncated_as(predictions: Sequence[Prediction]) -> dict[str, Any]:
+    """What the answers cut at the token limit became: their statuses (a cut reply the parser
+    cannot read is `invalid`), and how many of them were read and flagged `degraded` (scored
+    as given; invalid in the strict view)."""
+    cut = [p for p in predictions if p.metadata.get("finish_reason") == TRUNCATED]
+    statuses: dict[str, int] = {}
+    for pred in cut:
+        statuses[pred.status.value] = statuses.get(pred.status.value, 0) + 1
+    return {"statuses": statuses, "degraded": sum(1 for p in cut if p.degraded)}
+
+
 def error_causes(predictions: Sequence[Prediction]) -> dict[str, int]:
     """Failed requests counted by cause (the first part of their detail)."""
     causes: dict[str, int] = {}
@@ -153,11 +164,17 @@ def metrics_record(
         "statuses": result.statuses,
         "degraded": sum(1 for p in result.predictions if p.degraded),
         "truncated": truncated(result.predictions),
+        **_truncated_record(result.predictions),
         "counts": result.counts,
         "system": system_record(result.system_report),
         "sha256": {**hashes, "samples.jsonl": samples_sha256},
         "seconds": {k: round(v, 4) for k, v in result.seconds.items()},
     }
+
+
+def _truncated_record(predictions: Sequence[Prediction]) -> dict[str, Any]:
+    """`truncated_as` when any answer was cut (records of other runs stay as they were)."""
+    return {"truncated_as": truncated_as(predictions)} if truncated(predictions) else {}
 
 
 def provenance_record(

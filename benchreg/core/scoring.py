@@ -7,12 +7,19 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from loguru import logger
 
 from benchreg.core.errors import BenchregError, ParseError
 from benchreg.core.load import ordered_map
 from benchreg.core.metric import Metric, MetricValue
 from benchreg.core.progress import Progress
-from benchreg.core.stats import resample_counts, resample_indices, wilson_ci
+from benchreg.core.stats import (
+    bootstrap_totals_ci,
+    pass_at_k,
+    resample_counts,
+    resample_indices,
+    wilson_ci,
+)
 from benchreg.core.task import BoundMetric, Task
 from benchreg.core.types import Degraded, Prediction, Sample, Status
 
@@ -425,10 +432,17 @@ def _public_meta(meta: Any, private: dict[tuple[str, ...], bool]) -> Any:
 #
 # A choice answer scored from the model's option probabilities (`metadata.option_probs`, one per
 # option, summing to 1) gets, beside the task's own metrics: log loss, Brier score and expected
-# calibration error, with the reliability diagram's bins in the ECE's detail.
+# calibration error, with the reliability diagram's bins in the ECE's detail; and `option_mass`
+# (`metadata.option_mass`: how much of the model's probability the options got before being
+# normalised) summarised, with a warning when too many samples gave the options little of it.
 
 PROB_SUM_TOLERANCE = 1e-6  # option probabilities must sum to 1 within this
 RELIABILITY_BINS = 10
+# A sample whose options got less than half of the model's probability is scored on what the
+# model would mostly not have written there (the normalised probabilities rank the leftovers);
+# the run warns when more than a tenth of its samples are so.
+LOW_OPTION_MASS = 0.5
+LOW_MASS_SHARE = 0.1
 
 
 def _correct_set(gold: Any) -> set[int] | None:
@@ -486,17 +500,19 @@ def probability_scores(
     ``-ln(sum_{i in G} p_i)``; Brier ``sum_i (p_i - y_i)^2`` with ``y_i = 1/|G|`` on G (the
     multi-class Brier score, 0..2); ECE over the top choice in ``RELIABILITY_BINS`` equal-width
     confidence bins, ``sum_b n_b/n |accuracy_b - confidence_b|``. Samples without
-    probabilities (failed requests) are left out: ``n`` counts those scored."""
+    probabilities (failed requests) are left out: ``n`` counts those scored. Beside them
+    `option_mass` (:func:`option_mass_summary`), with a warning when it is low."""
     if not any(pred.metadata and "option_probs" in pred.metadata for pred in preds):
         return {}
     from benchreg.core.stats import bootstrap_mean_ci
 
+    mass = option_mass_summary(preds, len(samples), n_boot=n_boot, seed=seed)
     per = _ProbabilityRows()
     for sample, pred in zip(samples, preds, strict=True):
         per.add(sample, pred)
     losses, briers, confidence, correct = per.losses, per.briers, per.confidence, per.correct
     if not losses:
-        return {}
+        return {"option_mass": mass} if mass is not None else {}
     n, total = len(losses), len(samples)
     common = {"probabilities_sum_to_1_within": PROB_SUM_TOLERANCE, "max_sum_error": per.sum_error}
 
@@ -528,7 +544,52 @@ def probability_scores(
             **common,
         },
     )
+    if mass is not None:
+        out["option_mass"] = mass
     return out
+
+
+def option_mass_summary(
+    preds: Sequence[Prediction], total: int, *, n_boot: int = 1000, seed: int = 0
+) -> MetricValue | None:
+    """The probability the model put on the options (`metadata.option_mass` of each answer
+    that has one, before normalising): mean (bootstrap CI), min, and the share of samples under
+    ``LOW_OPTION_MASS``; one warning line when that share exceeds ``LOW_MASS_SHARE``."""
+    masses = [
+        float(m)
+        for pred in preds
+        if pred.metadata
+        and isinstance(m := pred.metadata.get("option_mass"), int | float)
+        and not isinstance(m, bool)
+    ]
+    if not masses:
+        return None
+    from benchreg.core.stats import bootstrap_mean_ci
+
+    n, mean, low = len(masses), float(np.mean(masses)), min(masses)
+    under = sum(1 for m in masses if m < LOW_OPTION_MASS)
+    interval = None
+    if n_boot > 0 and n > 1:
+        interval = bootstrap_mean_ci(masses, n_boot=n_boot, seed=seed)
+    detail = {
+        "means": "mean probability the model put on the options before they were normalised "
+        "(1: it writes only options there)",
+        "min": low,
+        "threshold": LOW_OPTION_MASS,
+        "under_threshold": under,
+        "share_under_threshold": under / n,
+        "warn_share": LOW_MASS_SHARE,
+    }
+    method = f"bootstrap({n_boot})" if interval is not None else None
+    if under / n > LOW_MASS_SHARE:
+        logger.warning(
+            f"the options got little of the model's probability: {under} of {n} samples put "
+            f"less than {LOW_OPTION_MASS:.0%} on them (option_mass mean {mean:.2%}, min "
+            f"{low:.2%}); their option probabilities rank what the model would rarely write "
+            "there (check that the prompt asks for the answer as scored, and that the server "
+            "continued the reply where the option is written)"
+        )
+    return MetricValue(mean, n, total, interval, method, detail)
 
 
 def _calibration(confidence: np.ndarray, correct: np.ndarray) -> tuple[float, list[dict]]:
@@ -554,10 +615,11 @@ def _calibration(confidence: np.ndarray, correct: np.ndarray) -> tuple[float, li
 #
 # Each repeat is parsed, checked and scored as a run of its own. Beside the first repeat's
 # metrics (the run's own), for every metric output that has per-sample scores:
-# `<name>_repeats_mean` (the mean over the k repeats, its 95% CI a bootstrap over samples, each
-# sample's k scores resampled together: clustered by sample), `<name>_majority` (the metric of
-# the majority-vote answers: per sample the answer most repeats gave, ties to the earliest), and
-# for 0/1 scores `<name>_pass@k` (a sample counts when any repeat is right).
+# `<name>_repeats_mean` (mean@k: the mean over the k repeats, its 95% CI a bootstrap over
+# samples, each sample's k scores resampled together: clustered by sample), `<name>_majority`
+# (the metric of the majority-vote answers: per sample the answer most repeats gave, ties to the
+# earliest, with the metric's own CI), and for 0/1 scores `<name>_pass@j` for every j = 1..k
+# (Chen et al.'s unbiased estimator per sample, averaged; bootstrap CI over samples).
 
 
 def _answer_key(answer: Any) -> str:
@@ -596,38 +658,72 @@ def repeat_scores(
     predictions, parsed and checked, in sample order."""
     k = len(runs)
     each = [score(task, samples, run, n_boot=0, seed=seed, progress=False) for run in runs]
-    vote = score(task, samples, majority_vote(runs), n_boot=0, seed=seed, progress=False)
-    n = len(samples)
+    vote = score(task, samples, majority_vote(runs), n_boot=n_boot, seed=seed, progress=False)
     out: dict[str, MetricValue] = {}
-    rng = np.random.default_rng(seed)
     for name in each[0].values:
-        per_repeat = [s.values[name].value for s in each]
         columns = [s.per_sample.get(name) for s in each]
-        detail: dict[str, Any] = {"repeats": k, "per_repeat": per_repeat}
-        interval, method = None, None
-        if all(c is not None for c in columns) and n:
-            matrix = np.column_stack(columns)  # samples x repeats
-            mean = float(matrix.mean())
-            if n_boot > 0 and n > 1:
-                rows = rng.integers(0, n, size=(n_boot, n))
-                boot = matrix[rows].mean(axis=(1, 2))
-                interval = (float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975)))
-                method = f"bootstrap({n_boot}) over samples, clustered by sample"
-            if np.isin(matrix, (0.0, 1.0)).all():
-                passed = float(matrix.max(axis=1).mean())
-                out[f"{name}_pass@{k}"] = MetricValue(
-                    passed, n, n, detail={"means": f"any of {k} repeats right", "repeats": k}
-                )
-        else:
-            values = [v for v in per_repeat if v is not None]
-            mean = float(np.mean(values)) if values else float("nan")
-            detail["sd_over_repeats"] = float(np.std(values, ddof=1)) if len(values) > 1 else None
-            detail["ci"] = "none (no per-sample scores to cluster)"
-        out[f"{name}_repeats_mean"] = MetricValue(mean, n, n, interval, method, detail)
-        out[f"{name}_majority"] = MetricValue(
-            vote.values[name].value,
-            vote.values[name].n,
-            vote.values[name].denominator,
-            detail={"means": f"majority vote of {k} repeats (ties: the earliest)"},
-        )
+        matrix = None  # samples x repeats, where every repeat has per-sample scores
+        if samples and all(c is not None for c in columns):
+            matrix = np.column_stack(columns).astype(float)
+        per_repeat = [s.values[name].value for s in each]
+        out[f"{name}_repeats_mean"] = _repeats_mean(per_repeat, matrix, len(samples), n_boot, seed)
+        if matrix is not None and np.isin(matrix, (0.0, 1.0)).all():
+            out.update(_passes_at(name, matrix, n_boot, seed))
+        majority = vote.values[name]
+        means = f"majority vote of {k} repeats (ties: the earliest); the metric's own CI"
+        out[f"{name}_majority"] = replace(majority, detail={**majority.detail, "means": means})
     return out, each
+
+
+def _sample_cis(
+    columns: np.ndarray, n_boot: int, seed: int
+) -> tuple[list[tuple[float, float] | None], str | None]:
+    """95% percentile-bootstrap CIs of the means of per-sample ``columns`` (samples x outputs),
+    resampling samples (the same resamples for every column); none without a bootstrap."""
+    n, m = columns.shape
+    if n_boot <= 0 or n < 2:
+        return [None] * m, None
+    cis = bootstrap_totals_ci(
+        columns, lambda s, w: w @ s, lambda t, size: t / size, n_boot=n_boot, seed=seed
+    )
+    return list(cis), f"bootstrap({n_boot}) over samples"
+
+
+def _repeats_mean(
+    per_repeat: list[float | None], matrix: np.ndarray | None, n: int, n_boot: int, seed: int
+) -> MetricValue:
+    """mean@k: the metric's mean over the k repeats; its CI resamples samples with their k
+    scores together (a sample's mean over its repeats is the resampled unit)."""
+    k = len(per_repeat)
+    detail: dict[str, Any] = {"means": f"mean@{k}: mean over {k} repeats", "repeats": k}
+    detail["per_repeat"] = per_repeat
+    if matrix is None:
+        values = [v for v in per_repeat if v is not None]
+        mean = float(np.mean(values)) if values else float("nan")
+        detail["sd_over_repeats"] = float(np.std(values, ddof=1)) if len(values) > 1 else None
+        detail["ci"] = "none (no per-sample scores to cluster)"
+        return MetricValue(mean, n, n, detail=detail)
+    (interval,), method = _sample_cis(matrix.mean(axis=1, keepdims=True), n_boot, seed)
+    method = f"{method}, clustered by sample" if method else None
+    return MetricValue(float(matrix.mean()), n, n, interval, method, detail)
+
+
+def _passes_at(name: str, matrix: np.ndarray, n_boot: int, seed: int) -> dict[str, MetricValue]:
+    """``<name>_pass@k`` for k = 1..n from 0/1 scores (samples x n repeats): per sample Chen et
+    al.'s unbiased estimator with c = the repeats right, averaged over the samples."""
+    samples, repeats = matrix.shape
+    right = matrix.sum(axis=1).astype(int)
+    columns = np.column_stack([pass_at_k(repeats, right, k) for k in range(1, repeats + 1)])
+    cis, method = _sample_cis(columns, n_boot, seed)
+    out = {}
+    for k in range(1, repeats + 1):
+        detail = {
+            "means": f"pass@{k}: P(at least one of {k} answers drawn from the {repeats} "
+            "repeats is right), unbiased estimator 1 - C(n-c, k)/C(n, k) per sample (n "
+            "repeats, c of them right; Chen et al. 2021), averaged over the samples",
+            "k": k,
+            "repeats": repeats,
+        }
+        value = float(columns[:, k - 1].mean())
+        out[f"{name}_pass@{k}"] = MetricValue(value, samples, samples, cis[k - 1], method, detail)
+    return out

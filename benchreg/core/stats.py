@@ -2,6 +2,7 @@
 
 - Wilson score interval for a binomial proportion (accuracy, hit rates).
 - Percentile bootstrap over per-sample statistics, resampled in chunks (memory O(chunk x n)).
+- Chen et al.'s unbiased pass@k estimator (repeated answers per sample).
 - Exact McNemar test on discordant pairs (two-sided binomial test with p = 1/2).
 - Wilcoxon signed-rank test (scipy) for paired continuous differences.
 """
@@ -98,6 +99,23 @@ def bootstrap_mean_ci(
     return bootstrap_totals_ci(
         arr, lambda s, w: w @ s, lambda t, n: t / n, n_boot=n_boot, seed=seed
     )[0]
+
+
+def pass_at_k(n: int, correct: Sequence[int] | np.ndarray, k: int) -> np.ndarray:
+    """Chen et al. (2021)'s unbiased estimator of pass@k, one value per problem:
+    ``1 - C(n - c, k) / C(n, k)`` with ``n`` answers drawn per problem, ``c`` of them right
+    (``correct``), ``1 <= k <= n``. Computed in the paper's product form
+    ``1 - prod_{i = n - c + 1}^{n} (1 - k / i)``, which never builds a large binomial."""
+    if not 1 <= k <= n:
+        raise ValueError(f"pass@k needs 1 <= k <= n, got k={k}, n={n}")
+    counts = np.asarray(correct, dtype=int)
+    if ((counts < 0) | (counts > n)).any():
+        raise ValueError(f"right answers per problem must lie in 0..{n}")
+    by_count = {  # one product per distinct count: the problems share a few of them
+        int(c): 1.0 if n - c < k else 1.0 - float(np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
+        for c in np.unique(counts)
+    }
+    return np.array([by_count[int(c)] for c in counts], dtype=float)
 
 
 # The two exact binomial tests below: up to EXACT_TAIL_MAX trials, the tail is summed here (in

@@ -10,10 +10,16 @@ A system is built by a factory registered in ``registry.systems`` as
    that answers requests one by one calls it as each arrives, so that a kill loses none); with a
    token or cost budget (`run.max_tokens_total`, `run.max_cost`) it sets ``system.budget`` (a
    :class:`Budget`), which a system that spends tokens checks before each request it starts;
-3. awaits ``system.predict(batch)`` for each batch of requests; the answer must hold exactly one
-   :class:`Prediction` per request, in the same order, for the same sample ids (a system with
-   nothing to say for a sample returns ``Prediction.missing(id)``): anything else is a bug of
-   the system and stops the run;
+3. awaits ``system.predict(requests)``; the answer must hold exactly one :class:`Prediction` per
+   request, in the same order, for the same sample ids (a system with nothing to say for a
+   sample returns ``Prediction.missing(id)``): anything else is a bug of the system and stops
+   the run. A system that answers one request at a time (``answers_one_by_one = True``: a model
+   server) gets every request of the run in one call: it keeps its own window of requests in
+   flight from the first to the last (a new one starts when any finishes, never a batch waiting
+   for its slowest answer) and calls ``on_answer`` with each answer as it arrives, in any order,
+   which journals it, counts it against the budget and advances the progress bar. Any other
+   system (a predictions file, a baseline, your own batched model) gets the requests
+   ``run.batch_size`` at a time, each batch journaled and counted when it returns;
 4. records ``system.report()`` in ``metrics.json`` (files read, ids it could not place, notes,
    counters such as requests made) and hashes its files into ``provenance.json``;
 5. awaits ``system.aclose()`` once, whatever happened.
@@ -199,6 +205,9 @@ class BaseSystem:
     answers_from_inputs = False
     on_answer: AnswerSink | None = None  # set by the core: journal one answer as it arrives
     budget: Budget | None = None  # set by the core under a token/cost budget
+    # takes all of a run's requests in one predict() call and calls on_answer for each answer
+    # as it arrives (see the module docstring); False: handed run.batch_size requests at a time
+    answers_one_by_one = False
 
     @property
     def identity(self) -> str:
@@ -278,9 +287,15 @@ class Labelled:
     def __init__(self, system: System, label: str) -> None:
         self.system = system
         self.name = label
-        self.identity = system.identity
         self.needs_prompts = system.needs_prompts
         self.answers_from_inputs = getattr(system, "answers_from_inputs", False)
+        self.answers_one_by_one = getattr(system, "answers_one_by_one", False)
+
+    @property
+    def identity(self) -> str:
+        """The system's own, read when asked: a model server's holds what the server said it
+        serves, known only after the preflight check."""
+        return self.system.identity
 
     @property
     def on_answer(self) -> AnswerSink | None:

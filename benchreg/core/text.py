@@ -6,6 +6,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 REASONING_TAGS = ("think", "thinking", "reasoning", "thought")
@@ -35,6 +36,8 @@ def split_reasoning(text: str) -> Reasoning:
     `<thinking>`, `<reasoning>`, `<thought>`) taken out of the reply. A closing tag without its
     opening tag (a server that put the opening tag into the prompt) takes everything before
     it; an opening tag never closed takes the rest."""
+    if "<" not in text:  # no tag of any kind: the common reply, answered without regexes
+        return Reasoning(text.strip(), None, False)
     found: list[str] = []
     unclosed = False
     for block, closing, opened in _BLOCKS:
@@ -88,8 +91,7 @@ def fill_template(template: str, values: Mapping[str, str]) -> tuple[str, bool]:
     examples in a prompt) are left alone. Returns the text and whether any placeholder was used."""
     if not values:
         return template, False
-    names = "|".join(re.escape(name) for name in sorted(values, key=len, reverse=True))
-    pattern = re.compile(r"\{\{\s*(" + names + r")\s*\}\}|\{(" + names + r")\}")
+    pattern = _placeholders(tuple(values))
     used = False
 
     def replace(match: re.Match[str]) -> str:
@@ -98,3 +100,11 @@ def fill_template(template: str, values: Mapping[str, str]) -> tuple[str, bool]:
         return values[match.group(1) or match.group(2)]
 
     return pattern.sub(replace, template), used
+
+
+@lru_cache(maxsize=64)
+def _placeholders(names: tuple[str, ...]) -> re.Pattern[str]:
+    """The pattern of these placeholder names, made once (a renderer fills the same names in
+    every sample's prompt)."""
+    alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    return re.compile(r"\{\{\s*(" + alternatives + r")\s*\}\}|\{(" + alternatives + r")\}")

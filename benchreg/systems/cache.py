@@ -18,6 +18,7 @@ since that mode writes nothing. A cache that breaks during a run is not used for
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -31,17 +32,32 @@ from typing import Any
 from loguru import logger
 
 from benchreg.core.errors import BenchregError
+from benchreg.core.io import sorted_json
 from benchreg.core.provenance import scrub
 
 MODES = ("read_write", "read_only", "off")
 FILE_NAME = "responses.sqlite3"
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 60.0
+# answers written in one transaction: a commit per answer cost 20 us of a request's CPU; the
+# model systems flush what is pending at most FLUSH_AFTER_S after it was put
+FLUSH_EVERY = 64
+FLUSH_AFTER_S = 0.05
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
     key TEXT PRIMARY KEY,
     response TEXT NOT NULL,
     created REAL NOT NULL
+)
+"""
+# what a server last said pins its weights, by (endpoint, model name): a run that cannot reach
+# the server to ask (model.preflight=false, a replay with the server down) keys its answers by
+# the weights last seen there instead of missing every answer it cached
+_SERVED_SCHEMA = """
+CREATE TABLE IF NOT EXISTS served (
+    scope TEXT PRIMARY KEY,
+    pin TEXT NOT NULL,
+    seen REAL NOT NULL
 )
 """
 
@@ -54,7 +70,7 @@ def default_cache_dir() -> Path:
 
 
 def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return sorted_json(value)  # json.dumps(sort_keys, compact, non-ASCII kept): the same text
 
 
 def sha256_text(text: str) -> str:
@@ -62,14 +78,19 @@ def sha256_text(text: str) -> str:
 
 
 def request_key(
-    endpoint: str, model: str, messages: Iterable[Mapping[str, str]], params: Mapping[str, Any]
+    endpoint: str,
+    model: str,
+    messages: Iterable[Mapping[str, str]],
+    params: Mapping[str, Any],
+    weights: Mapping[str, Any] | None = None,
 ) -> str:
-    """The cache key of one chat request: everything that decides the answer, nothing else."""
-    return sha256_text(
-        canonical_json(
-            {"endpoint": endpoint, "model": model, "messages": list(messages), "params": params}
-        )
-    )
+    """The cache key of one chat request: everything that decides the answer, nothing else.
+    ``weights``: what the server said pins the weights it serves (None: it said nothing, and the
+    key is the one benchreg used before it asked)."""
+    value = {"endpoint": endpoint, "model": model, "messages": list(messages), "params": params}
+    if weights:
+        value["weights"] = dict(weights)
+    return sha256_text(canonical_json(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +118,7 @@ class ResponseCache:
         self.writes = 0
         self.failed_writes = 0
         self.set_aside: str | None = None  # where a corrupt file was moved to
+        self._pending: dict[str, str] = {}  # put, not written yet (key -> stored text)
         self._db: sqlite3.Connection | None = None
         if settings.mode == "off":
             return
@@ -135,6 +157,11 @@ class ResponseCache:
             return {}
         wanted = list(dict.fromkeys(keys))
         found: dict[str, dict[str, Any]] = {}
+        if self._pending:
+            for key in wanted:
+                if key in self._pending and (value := _stored(self._pending[key])) is not None:
+                    found[key] = value
+            wanted = [key for key in wanted if key not in found]
         for start in range(0, len(wanted), 500):  # stay under sqlite's bound-parameter limit
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
@@ -152,22 +179,75 @@ class ResponseCache:
         return found
 
     def put(self, key: str, response: Mapping[str, Any]) -> None:
+        """Store an answer: written with the next :meth:`flush`, which comes once
+        ``FLUSH_EVERY`` answers are pending (and when the cache is closed; a model system also
+        flushes ``FLUSH_AFTER_S`` after the first pending one)."""
+        if not self.writable:
+            return
+        self._pending[key] = canonical_json(scrub(dict(response)))  # no secret stored
+        if len(self._pending) >= FLUSH_EVERY:
+            self.flush()
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def flush(self) -> None:
+        """Write the pending answers, in one transaction."""
+        if not self._pending:
+            return
+        now = time.time()
+        rows = [(key, text, now) for key, text in self._pending.items()]
+        self._pending.clear()
+        if self._db is None:
+            return
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(
+                "INSERT OR REPLACE INTO responses (key, response, created) VALUES (?, ?, ?)", rows
+            )
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:  # a full disk must not cost the answers themselves
+            self._failed(exc, len(rows))
+            return
+        self.writes += len(rows)
+
+    def _failed(self, exc: sqlite3.Error, rows: int) -> None:
+        if self._db is not None and self._db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+        first = self.failed_writes == 0
+        self.failed_writes += rows
+        if _corruption(exc):
+            self._broken(exc)
+        elif first:
+            logger.warning(f"response cache {self.settings.path}: cannot write ({exc})")
+
+    def remember_served(self, scope: str, pin: Mapping[str, Any]) -> None:
+        """Record what pins the weights served at ``scope`` (read_write only; a failure to
+        write costs nothing but the memory)."""
         if not self.writable:
             return
         assert self._db is not None
-        try:
+        with contextlib.suppress(sqlite3.Error):
             self._db.execute(
-                "INSERT OR REPLACE INTO responses (key, response, created) VALUES (?, ?, ?)",
-                (key, canonical_json(scrub(dict(response))), time.time()),  # no secret stored
+                "INSERT OR REPLACE INTO served (scope, pin, seen) VALUES (?, ?, ?)",
+                (scope, canonical_json(scrub(dict(pin))), time.time()),
             )
-        except sqlite3.Error as exc:  # a full disk must not cost the answer itself
-            self.failed_writes += 1
-            if _corruption(exc):
-                self._broken(exc)
-            elif self.failed_writes == 1:
-                logger.warning(f"response cache {self.settings.path}: cannot write ({exc})")
-            return
-        self.writes += 1
+
+    def served_before(self, scope: str) -> tuple[dict[str, Any], float] | None:
+        """The pin last recorded for ``scope`` and when (None: none, or a cache written before
+        the table existed and opened read_only)."""
+        if self._db is None:
+            return None
+        try:
+            row = self._db.execute(
+                "SELECT pin, seen FROM served WHERE scope = ?", (scope,)
+            ).fetchone()
+            pin = json.loads(row[0]) if row else None
+        except (sqlite3.Error, ValueError):
+            return None
+        return (pin, float(row[1])) if isinstance(pin, dict) and pin else None
 
     def _broken(self, exc: sqlite3.Error) -> None:
         """The database failed under us: warn once and go on without it."""
@@ -178,11 +258,13 @@ class ResponseCache:
         self.close()
 
     def count(self) -> int:
+        self.flush()
         if self._db is None:
             return 0
         return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     def close(self) -> None:
+        self.flush()
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -265,6 +347,7 @@ def _initialise(db: sqlite3.Connection) -> None:
                 db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute(_SCHEMA)
+            db.execute(_SERVED_SCHEMA)
             return
         except sqlite3.OperationalError as exc:
             if not _busy(exc) or time.monotonic() >= deadline:

@@ -18,6 +18,7 @@ GENERATION_KEYS = ("temperature", "max_tokens", "top_p", "seed", "stop")
 # what a task entry's `generation:` may set (model.* wins over it); `system` is a message, not a
 # body parameter
 TASK_KEYS = ("max_tokens", "stop", "temperature", "system")
+DEFAULT_SEED = 0  # the seed base when model.seed is unset: repeat r sends DEFAULT_SEED + r
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 KEY_FIX = (
     "keep the key in an environment variable and name the variable, e.g. "
@@ -77,13 +78,24 @@ class ChatConfig(BaseModel):
     top_logprobs: int = Field(20, ge=2, le=100)  # alternatives asked for per position (logprobs)
     concurrency: int = Field(8, ge=1)
     rate_limit: float | None = Field(None, gt=0)  # requests per second
+    # the longest silence of the server tolerated while waiting for an answer (not the longest
+    # answer: a streamed answer shows progress, a queued one waits while others are answered)
     timeout_s: float = Field(120.0, gt=0)
+    connect_timeout_s: float = Field(10.0, gt=0)  # to open a connection
+    # ask for streamed answers (`stream: true`, with token usage): progress during generation
+    stream: bool = True
     max_retries: int = Field(6, ge=0)
     backoff: Backoff = Field(default_factory=Backoff)
     stop_early: StopEarly = Field(default_factory=StopEarly)
     preflight: bool = True  # check the endpoint (or the local model) before the first batch
 
-    DEFAULTS: ClassVar[dict[str, Any]] = {"temperature": 0.0, "max_tokens": 1024}
+    # seed: always sent, so a sampled answer can be asked again and come out the same; repeat r
+    # of `run.repeats` sends seed + r (ChatSystem), so repeat 0 is the plain run's request
+    DEFAULTS: ClassVar[dict[str, Any]] = {
+        "temperature": 0.0,
+        "max_tokens": 1024,
+        "seed": DEFAULT_SEED,
+    }
 
     # Both validators raise BenchregError itself (pydantic lets it through): one line that never
     # repeats a value that may be a secret.
@@ -137,7 +149,17 @@ class ChatConfig(BaseModel):
                 update[key], sources[key] = theirs, "task"
             elif self.DEFAULTS.get(key) is not None:
                 update[key], sources[key] = self.DEFAULTS[key], "default"
+        # a task entry sets no seed: it is the model's (model.seed or extra_body) or the default
+        mine = self.seed is not None or "seed" in self.extra_body
+        sources["seed"] = "model" if mine else "default"
         return self.model_copy(update=update), sources
+
+    def seed_of(self, repeat: int) -> int:
+        """The seed repeat ``repeat`` sends: the base (model.seed, a seed in extra_body, else
+        DEFAULT_SEED) plus the repeat, so every repeat is reproducible and repeat 0 is the plain
+        run's request (and cache entry)."""
+        base = self.generation().get("seed")
+        return (DEFAULT_SEED if base is None else int(base)) + repeat
 
     def identity_generation(self) -> dict[str, Any]:
         """What the answers depend on besides the endpoint and the model name."""
@@ -170,9 +192,15 @@ class LlamaConfig(ChatConfig):
     startup_timeout_s: float = Field(180.0, gt=0)
     concurrency: int = Field(1, ge=1)  # the server answers one request at a time
     timeout_s: float = Field(600.0, gt=0)
+    # llama-cpp-python streams no token usage; one request at a time queues nothing
+    stream: bool = False
     max_retries: int = Field(2, ge=0)
 
-    DEFAULTS: ClassVar[dict[str, Any]] = {"temperature": 0.0, "max_tokens": 512}
+    DEFAULTS: ClassVar[dict[str, Any]] = {
+        "temperature": 0.0,
+        "max_tokens": 512,
+        "seed": DEFAULT_SEED,
+    }
 
 
 def parse_config(cls: type[ChatConfig], cfg: Mapping[str, Any]) -> ChatConfig:
@@ -249,8 +277,17 @@ def check_api_key_env(value: Any) -> None:
         )
 
 
-def identity(endpoint: str, model: str, generation: Mapping[str, Any]) -> dict[str, Any]:
-    """What the answers depend on (the run's system identity), and its stable short hash."""
-    ident = {"endpoint": endpoint, "model": model, "generation": dict(generation)}
+def identity(
+    endpoint: str,
+    model: str,
+    generation: Mapping[str, Any],
+    weights: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What the answers depend on (the run's system identity), and its stable short hash.
+    ``weights``: what the server said pins the weights it serves (None: it said nothing, and
+    the identity is the one benchreg gave before it asked)."""
+    ident: dict[str, Any] = {"endpoint": endpoint, "model": model, "generation": dict(generation)}
+    if weights:
+        ident["weights"] = dict(weights)
     text = json.dumps(ident, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return {**ident, "hash": hashlib.sha256(text.encode()).hexdigest()[:12]}

@@ -1,4 +1,4 @@
-"""Option probabilities of a choice answer from a completions endpoint's log-probabilities.
+"""Option probabilities of a choice answer from an endpoint's next-token log-probabilities.
 
 The prompt is the sample's prompt followed by the reply up to where the choice is written
 (:class:`benchreg.core.types.Choices`: for MolP2S ``... {"selected_candidate_index":``). One
@@ -14,9 +14,13 @@ an upper bound (counted in ``bounded``), so no option has probability 0.
 The option probabilities are normalised to sum to 1 (over the options); ``mass`` is how much of
 the model's probability went to the options before that (1 = the model writes only options).
 
-Why a completions prompt and not chat ``top_logprobs``: it reads every option at the exact
-position where the index is written, whatever the model would have written before it, with no
-constrained decoding needed; a chat API cannot end a prompt inside the reply.
+The prompt ends inside the reply in one of two ways (the walk is the same): a completions
+prompt (the messages as plain text for a base model, or a chat template rendered by benchreg for
+``model=llama_cpp``), or a chat request whose last message is the reply so far, continued by the
+server (``continue_final_message: true, add_generation_prompt: false``: vLLM, SGLang), so an
+instruct model behind a chat API is read on its own chat template. Either way every option is
+read at the exact position where the index is written, whatever the model would have written
+before it, with no constrained decoding (the chat request: :mod:`benchreg.systems.prefill`).
 """
 
 from __future__ import annotations

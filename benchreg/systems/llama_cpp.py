@@ -48,6 +48,9 @@ SERVER_MODULES = ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "p
 
 
 class LlamaCppSystem(ChatSystem):
+    # the key holds the GGUF's own sha256, which pins more than any server can say
+    probes_weights = False
+
     def __init__(
         self,
         config: LlamaConfig,
@@ -102,6 +105,13 @@ class LlamaCppSystem(ChatSystem):
 
     def adapt_messages(self, messages: Messages) -> Messages:
         return self.prompt_format.adapt(messages)
+
+    @property
+    def options_over_chat(self) -> bool:
+        """Never: llama-cpp-python's server ignores continue_final_message (it closes an
+        assistant message and opens a new reply: measured), and benchreg renders the GGUF's
+        template itself with the server's own code, so the completions endpoint continues it."""
+        return False
 
     def completion_prompt(self, messages: Messages) -> str:
         """The prompt text for the completions endpoint: with `model.endpoint=completions` the
@@ -164,7 +174,7 @@ class LlamaCppSystem(ChatSystem):
             meta["rendered_sha256"] = hashlib.sha256(text.encode()).hexdigest()
         return meta
 
-    def _deliver(self, out: dict[int, Prediction], index: int, prediction: Prediction) -> None:
+    def _deliver(self, out: list[Prediction | None], index: int, prediction: Prediction) -> None:
         rendered = prediction.metadata.get("rendered_sha256")
         if rendered is not None:
             self._rendered[prediction.sample_id] = rendered

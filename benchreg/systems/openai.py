@@ -13,11 +13,15 @@ Per sample it sends one of three requests:
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
+import importlib.util
+import itertools
 import json
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +34,7 @@ from benchreg.core.system import BaseSystem, BudgetReached, SystemContext, Syste
 from benchreg.core.text import split_reasoning
 from benchreg.core.types import Choices, Prediction, Request, Sample, Status
 from benchreg.systems.cache import (
+    FLUSH_AFTER_S,
     CacheSettings,
     ResponseCache,
     canonical_json,
@@ -37,18 +42,35 @@ from benchreg.systems.cache import (
     sha256_text,
 )
 from benchreg.systems.chat_config import ChatConfig, check_api_key_env, identity, parse_config
+from benchreg.systems.choices import Ask as NextToken
 from benchreg.systems.choices import NoLogprobs, OptionScores, score_options
 from benchreg.systems.completion import Completion, Failure
 from benchreg.systems.limits import FailureGuard
+from benchreg.systems.prefill import PREFILL_FIELDS, PrefillAsker, no_chat_logprobs, no_prefill
 from benchreg.systems.run_stats import RunStats
 
 if TYPE_CHECKING:
     from benchreg.core.task import Task
     from benchreg.systems.chat_client import ChatClient
+    from benchreg.systems.served import Served
 
 Messages = list[dict[str, str]]
-Arrived = Callable[[str, Completion | Failure], None]
 SCHEMA_NAME = "answer"
+CACHE_CHUNK = 64  # requests whose answers are looked up in the cache at once
+
+
+@dataclass(slots=True)
+class _Flow:
+    """One predict() call: its requests, when they were handed over, the answers by place, the
+    prompts in flight (request key -> the places waiting for its answer) and those answered."""
+
+    requests: Sequence[Request]
+    handed: float
+    out: list[Prediction | None]
+    waiting: dict[str, list[int]] = field(default_factory=dict)
+    answered: dict[str, Completion | Failure] = field(default_factory=dict)
+    arrived: deque[tuple[str, Ask, Completion]] = field(default_factory=deque)  # to hand on
+    failed: BaseException | None = None  # what handing an answer on raised
 
 
 @dataclass(slots=True)
@@ -60,7 +82,9 @@ class Ask:
     messages: Messages
     kind: str = "chat"  # chat | text | options
     extra: dict[str, Any] = field(default_factory=dict)
-    prompt: str | None = None  # the text prompt (kind text / options)
+    prompt: str | None = None  # the text prompt (kind text / options over completions)
+    # options over chat: the reply so far, sent as a final assistant message the server continues
+    prefill: str | None = None
     choices: Choices | None = None
     json_answer: bool = False  # the JSON reply is the answer itself (the parser is not asked)
 
@@ -75,11 +99,18 @@ class ChatSystem(BaseSystem):
     :meth:`preflight` (awaited by the core before the run folder is claimed) checks the endpoint;
     ``on_answer`` (set by the core) gets each prediction as soon as it is known (a cached one at
     once, an asked one when its answer or failure arrives), so answers are journaled as they
-    arrive, not per batch.
+    arrive. The core hands over every request of the run in one :meth:`predict` call
+    (``answers_one_by_one``): `model.concurrency` workers take the next request as soon as they
+    are free, from the first to the last, and the adaptive window of the client
+    (:mod:`benchreg.systems.window`) may hold fewer in flight while the server pushes back.
     """
 
     needs_prompts = True
+    answers_one_by_one = True
     on_answer: Callable[[Prediction], None] | None = None
+    # ask the server what it serves before the first request (llama_cpp: no, its key holds the
+    # GGUF's sha256, and its server is not up yet)
+    probes_weights = True
 
     def __init__(
         self,
@@ -90,7 +121,7 @@ class ChatSystem(BaseSystem):
         endpoint_id: str | None = None,
         task: Task | None = None,
     ) -> None:
-        require_httpx(config.name)
+        require_client(config.name)
         self.task = task
         config, self.generation_sources = config.with_task(task.generation if task else {})
         self.config = config
@@ -102,20 +133,14 @@ class ChatSystem(BaseSystem):
         self.stats = RunStats()
         self.guard = FailureGuard(config.stop_early, self.endpoint_id, cached=self.cache.writable)
         self.preflight_info: dict[str, Any] | None = None
+        self.weights: Served | None = None  # what the server said it serves (pin_weights)
         self._api_key = api_key
         self._client: ChatClient | None = None
-        self._slots = asyncio.Semaphore(config.concurrency)
         self._prompt_hashes: dict[str, str] = {}  # sample id -> sha256 of the messages sent
         self._live: dict[str, str | None] | None = None  # what the server reports answering
         self._cached_origins: dict[tuple[str | None, str | None], int] = {}
         self._origin_warned = False
         self._structured = {"with_schema": 0, "without_schema": 0}
-        batch = int(options.get("batch_size") or config.concurrency)
-        if batch < config.concurrency:
-            logger.warning(
-                f"run.batch_size={batch} < model.concurrency={config.concurrency}: "
-                f"at most {batch} requests will be in flight"
-            )
         repeats = int(options.get("repeats") or 1)
         if repeats > 1 and not self.config.generation().get("temperature"):
             logger.warning(
@@ -126,7 +151,8 @@ class ChatSystem(BaseSystem):
 
     @property
     def identity(self) -> str:
-        """What the answers depend on: model, endpoint, and a hash covering the generation."""
+        """What the answers depend on: model, endpoint, and a hash covering the generation and
+        what the server said pins the weights it serves."""
         info = self.identity_info
         return f"{info['model']}@{info['endpoint']}#{info['hash']}"
 
@@ -137,31 +163,50 @@ class ChatSystem(BaseSystem):
         """Check the endpoint before the first batch: reachable, authorised, the model known,
         and (when the run needs them) structured output and log-probabilities supported.
         One BenchregError naming the cause and the fix, within seconds (model.preflight=false
-        skips it)."""
-        if not self.config.preflight:
-            return
-        from benchreg.systems.preflight import EndpointCheck
+        skips it). Then the server is asked what it serves (:meth:`pin_weights`), also with
+        model.preflight=false: a swap of weights must never be answered from the cache."""
+        if self.config.preflight:
+            from benchreg.systems.preflight import EndpointCheck
 
-        check = EndpointCheck(self.config, self._api_key, self.response_format)
-        self.preflight_info = await check.run()
-        if check.served is not None:
-            self._live = check.served
+            check = EndpointCheck(self.config, self._api_key, self.response_format)
+            self.preflight_info = await check.run()
+            if check.served is not None:
+                self._live = check.served
+            await self.pin_weights(check.listing)
+        await self.pin_weights()
+
+    async def pin_weights(self, listing: tuple[int, Any] | None = None) -> None:
+        """Ask the server, once, what it serves as the model (:mod:`benchreg.systems.served`)
+        and put what pins the weights into the cache key and the identity; say once when
+        nothing does. ``listing``: the endpoint check's ``GET /models`` answer."""
+        if self.weights is not None or not self.probes_weights:
+            return
+        from benchreg.systems.served import served_weights, weights_note
+
+        self.weights = await served_weights(
+            self.config, api_key=self._api_key, scrub=self.scrub, cache=self.cache, listing=listing
+        )
+        info = self.identity_info  # as built, plus the weights (the hash covers them)
+        pin = self.weights.pin or None
+        self.identity_info = identity(info["endpoint"], info["model"], info["generation"], pin)
+        note, warn = weights_note(self.weights, self.config)
+        if note is not None and warn:
+            logger.warning(note)
 
     def adapt_messages(self, messages: Messages) -> Messages:
         """The messages as they are sent (default: as the prompt renderer made them)."""
         return messages
 
+    @property
+    def options_over_chat(self) -> bool:
+        """Option scoring continues an assistant prefill over the chat endpoint (a chat model
+        behind a remote API: its template is the server's, so the server must end the prompt
+        inside the reply); `model.endpoint=completions` reads a plain-text prompt instead."""
+        return self.config.endpoint == "chat"
+
     def completion_prompt(self, messages: Messages) -> str:
         """The text prompt of ``messages`` for the completions endpoint: the contents as plain
-        text (`model.endpoint=completions`: a base model, no chat template). A chat model
-        behind a remote API has no text form benchreg can know (its template is the server's)."""
-        if self.config.endpoint != "completions":
-            raise BenchregError(
-                "model.scoring=logprobs needs a prompt that ends where the answer's index is "
-                "written, which a chat API cannot take",
-                fix="set model.endpoint=completions (the messages as plain text: a base model), "
-                "or use model=llama_cpp, which renders the chat template itself",
-            )
+        text (`model.endpoint=completions`: a base model, no chat template)."""
         return plain_prompt(messages)
 
     def response_format(self, schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -178,36 +223,26 @@ class ChatSystem(BaseSystem):
         return {"prompt_sha256": sha256_text(canonical_json(messages))}
 
     async def predict(self, requests: Sequence[Request]) -> list[Prediction]:
-        asks = [self._ask_of(r) for r in requests]
-        found = self.cache.get_many(ask.key for ask in asks)
-        missing = {ask.key: ask for ask in asks if ask.key not in found}
-        waiting: dict[str, list[int]] = {}  # request key -> the requests (by index) it answers
-        out: dict[int, Prediction] = {}
-        for index, (request, ask) in enumerate(zip(requests, asks, strict=True)):
-            if ask.key in found:  # known now: handed on before any request is made
-                prediction = self._prediction(request, ask, found[ask.key], None)
-                self._deliver(out, index, prediction)
-                self.stats.cache_hits += 1
-            else:
-                waiting.setdefault(ask.key, []).append(index)
-        if missing:
-
-            def arrived(key: str, answer: Completion | Failure) -> None:
-                for index in waiting[key]:
-                    prediction = self._prediction(requests[index], missing[key], None, answer)
-                    self._deliver(out, index, prediction)
-
-            await self._ask_all(missing, arrived)
+        """Every request answered, in order; each answer handed to ``on_answer`` as it arrives."""
+        await self.pin_weights()  # the keys hold the weights (done by preflight in a run)
+        flow = _Flow(requests, time.perf_counter(), [None] * len(requests))
+        todo = self._to_send(flow)
+        first = next(todo, None)
+        if first is not None:  # a fully cached run connects to nothing (nor starts a server)
+            client = await self._connected()
+            await self._ask_window(client, itertools.chain([first], todo), flow)
         self.stats.samples += len(requests)
-        return [out[i] for i in range(len(requests))]
+        return flow.out  # type: ignore[return-value]  # every place filled
 
     def report(self) -> SystemReport:
+        self.cache.flush()  # the writes counted below are all of them
         counters = self._client.counters if self._client else None
         stats = self.stats.as_dict(
             requests=counters.attempts if counters else 0,
             retries=counters.retries if counters else 0,
         )
         stats["identity"] = {**self.identity_info, "id": self.identity}
+        stats.update(self._transport_stats())
         stats["generation"] = {  # the values used, and where each came from
             "values": self.config.identity_generation(),
             "from": self.generation_sources,
@@ -224,7 +259,10 @@ class ChatSystem(BaseSystem):
         if self.config.structured != "off":
             stats["structured"] = {"form": self.config.structured, **self._structured}
         if self.config.scoring == "logprobs":
-            stats["scoring"] = {"method": SCORING_METHOD, "top_logprobs": self.config.top_logprobs}
+            stats["scoring"] = {
+                "method": SCORING_OVER_CHAT if self.options_over_chat else SCORING_METHOD,
+                "top_logprobs": self.config.top_logprobs,
+            }
         stats["messages_sha256"] = messages_digest(self._prompt_hashes)
         stats["preflight"] = self.preflight_info or {
             "checked": "no (model.preflight=false)" if not self.config.preflight else "no"
@@ -235,12 +273,37 @@ class ChatSystem(BaseSystem):
             notes.append(f"{self.stats.errors} requests failed: {kinds}")
         if (changed := self._changed_origins()) is not None:
             notes.append(changed)
+        if self.weights is not None:
+            from benchreg.systems.served import weights_note
+
+            stats["served"] = self.weights.as_dict()
+            if (said := weights_note(self.weights, self.config)[0]) is not None:
+                notes.append(said)
         return SystemReport(notes=notes, stats=stats)
 
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.aclose()
         self.cache.close()
+
+    def _transport_stats(self) -> dict[str, Any]:
+        """How requests went out: the adaptive window (how far the server's pushback lowered
+        it) and the streamed answers."""
+        config, client = self.config, self._client
+        window = {"configured": config.concurrency}
+        if client is not None:
+            window = client.window.as_dict()
+        counters = client.counters if client is not None else None
+        transport = {
+            "client": "aiohttp",
+            "stream": client.stream if client is not None else config.stream,
+            "streamed_answers": counters.streamed if counters else 0,
+            "streamed_without_usage": counters.streamed_without_usage if counters else 0,
+            "timeout_s": config.timeout_s,
+            "timeout_means": "the longest silence of the server while an answer was awaited",
+            "connect_timeout_s": config.connect_timeout_s,
+        }
+        return {"concurrency": window, "transport": transport}
 
     def scrub(self, text: str) -> str:
         """``text`` without the API key nor any other secret registered with the core (the
@@ -279,14 +342,18 @@ class ChatSystem(BaseSystem):
         messages = self.adapt_messages(with_system(messages, self.config.system))
         params = self.config.identity_generation()
         ask = Ask("", messages)
-        if request.repeat:
-            params["repeat"] = request.repeat
-            ask.extra["seed"] = (self.config.seed or 0) + request.repeat
+        # every repeat has its seed (base + r): the key is then the request itself, so repeat 0
+        # of a run with run.repeats=3 is the plain run's request and shares its cache entry
+        ask.extra["seed"] = self.config.seed_of(request.repeat)
         sample = request.sample
         if self.config.scoring == "logprobs":
             ask.kind = "options"
             ask.choices = self._choices(sample)
-            ask.prompt = self.completion_prompt(messages) + ask.choices.prefix
+            if self.options_over_chat:
+                ask.prefill = ask.choices.prefix
+                params["prefill"] = "continue_final_message"  # not a completion's request
+            else:
+                ask.prompt = self.completion_prompt(messages) + ask.choices.prefix
             params["choices"] = [ask.choices.prefix, list(ask.choices.texts)]
         elif self.config.endpoint == "completions":
             ask.kind = "text"
@@ -300,7 +367,8 @@ class ChatSystem(BaseSystem):
                 ask.extra["response_format"] = self.response_format(schema)
                 ask.json_answer = bool(getattr(self._schema, "json_is_answer", False))
         params.update(ask.extra)
-        ask.key = request_key(self.endpoint_id, self.config.model, messages, params)
+        weights = self.weights.pin if self.weights is not None else None
+        ask.key = request_key(self.endpoint_id, self.config.model, messages, params, weights)
         return ask
 
     @property
@@ -320,42 +388,110 @@ class ChatSystem(BaseSystem):
             )
         return choices
 
-    def _deliver(self, out: dict[int, Prediction], index: int, prediction: Prediction) -> None:
+    def _deliver(self, out: list[Prediction | None], index: int, prediction: Prediction) -> None:
         out[index] = prediction
         self._prompt_hashes[prediction.sample_id] = prediction.metadata["prompt_sha256"]
         if self.on_answer is not None:
             self.on_answer(prediction)
 
-    async def _ask_all(self, missing: Mapping[str, Ask], arrived: Arrived) -> None:
-        client = await self._connected()
-        tasks = {
-            key: asyncio.create_task(self._ask_one(client, key, ask, arrived))
-            for key, ask in missing.items()
-        }
+    def _to_send(self, flow: _Flow) -> Iterator[tuple[str, Ask]]:
+        """The requests to send, in order, each prompt once. Built as the workers pull them
+        (never all at once: memory stays flat at 100k requests); the cache is asked
+        ``CACHE_CHUNK`` requests at a time, and its answers, and those of a prompt asked
+        already, are handed on as they are found."""
+        requests = flow.requests
+        for start in range(0, len(requests), CACHE_CHUNK):
+            indices = range(start, min(start + CACHE_CHUNK, len(requests)))
+            asks = [self._ask_of(requests[i]) for i in indices]
+            found = self.cache.get_many(ask.key for ask in asks)
+            for index, ask in zip(indices, asks, strict=True):
+                key = ask.key
+                if key in found:
+                    self.stats.cache_hits += 1
+                    prediction = self._prediction(requests[index], ask, found[key], None)
+                    self._deliver(flow.out, index, prediction)
+                elif key in flow.waiting:  # in flight: answered with it
+                    flow.waiting[key].append(index)
+                elif key in flow.answered:
+                    prediction = self._prediction(requests[index], ask, None, flow.answered[key])
+                    self._deliver(flow.out, index, prediction)
+                else:
+                    flow.waiting[key] = [index]
+                    yield key, ask
+
+    async def _ask_window(
+        self, client: ChatClient, todo: Iterator[tuple[str, Ask]], flow: _Flow
+    ) -> None:
+        """`model.concurrency` workers pulling from ``todo`` until it runs out. A budget spent
+        stops them cleanly (requests in flight finish and are journaled, the next ones are not
+        started); any other error stops the rest at once."""
+        workers = [
+            asyncio.create_task(self._worker(client, todo, flow))
+            for _ in range(self.config.concurrency)
+        ]
         try:
-            done, _ = await asyncio.wait(tasks.values(), return_when=asyncio.FIRST_EXCEPTION)
-            failed = [t.exception() for t in done if t.exception() is not None]
+            done, _ = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
+            failed = [t.exception() for t in done if not t.cancelled() and t.exception()]
             if failed and all(isinstance(e, BudgetReached) for e in failed):
-                # stop cleanly: requests in flight finish (their answers are journaled), the
-                # ones waiting for a slot stop at the budget check
-                await asyncio.gather(*tasks.values(), return_exceptions=True)
+                await asyncio.gather(*workers, return_exceptions=True)
             if failed:
                 raise failed[0]  # type: ignore[misc]
         finally:
-            for task in tasks.values():
-                task.cancel()
-            await asyncio.gather(*tasks.values(), return_exceptions=True)
+            for worker in workers:
+                worker.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            self._hand_on(flow)  # every answer received, whatever stopped the workers
+        if flow.failed is not None:
+            raise flow.failed
 
-    async def _ask_one(
-        self, client: ChatClient, key: str, ask: Ask, arrived: Arrived
-    ) -> Completion | Failure:
-        queued = time.perf_counter()
-        async with self._slots:
-            queue_s = time.perf_counter() - queued
-            self.guard.check()  # another request may have tripped it while this one waited
-            if self.budget is not None:
-                self.budget.check()
-            answer = await self._send(client, ask)
+    async def _worker(
+        self, client: ChatClient, todo: Iterator[tuple[str, Ask]], flow: _Flow
+    ) -> None:
+        for key, ask in todo:
+            if flow.failed is not None:  # handing an answer on failed (the journal, a sink)
+                raise flow.failed
+            answer = await self._ask_one(client, ask, flow.handed)
+            flow.answered[key] = answer
+            if isinstance(answer, Completion) and self.budget is None:
+                # handed on once this worker's next request is sent: the window refills first
+                flow.arrived.append((key, ask, answer))
+                if len(flow.arrived) == 1:
+                    asyncio.get_running_loop().call_soon(self._hand_on_soon, flow)
+                continue
+            self._hand_on(flow)  # in order, and journaled before the guard may stop the run
+            self._answer_waiting(flow, key, ask, answer)
+            if isinstance(answer, Failure):
+                self.guard.check()
+            elif self.budget is not None and client.counters.streamed_without_usage:
+                raise budget_without_usage(self.endpoint_id)
+
+    def _hand_on(self, flow: _Flow) -> None:
+        while flow.arrived:
+            self._answer_waiting(flow, *flow.arrived.popleft())
+
+    def _hand_on_soon(self, flow: _Flow) -> None:
+        """:meth:`_hand_on` as an event-loop callback, whose errors the loop would only log:
+        kept for the workers to raise."""
+        try:
+            self._hand_on(flow)
+        except Exception as exc:
+            if flow.failed is None:
+                flow.failed = exc
+
+    def _answer_waiting(
+        self, flow: _Flow, key: str, ask: Ask, answer: Completion | Failure
+    ) -> None:
+        """``answer`` to every request waiting for it (the same prompt asked more than once)."""
+        for index in flow.waiting.pop(key):
+            prediction = self._prediction(flow.requests[index], ask, None, answer)
+            self._deliver(flow.out, index, prediction)
+
+    async def _ask_one(self, client: ChatClient, ask: Ask, handed: float) -> Completion | Failure:
+        queue_s = time.perf_counter() - handed  # since the core handed the requests over
+        self.guard.check()  # another request may have tripped it meanwhile
+        if self.budget is not None:
+            self.budget.check()
+        answer = await self._send(client, ask)
         answer.queue_s = queue_s
         self.stats.asked += 1
         if isinstance(answer, Completion):
@@ -363,7 +499,9 @@ class ChatSystem(BaseSystem):
             if answer.reasoning:
                 answer.reasoning = self.scrub(answer.reasoning)
             self.stats.add_usage(answer.usage, answer.latency_s, queue_s)
-            self.cache.put(key, answer.as_cached())
+            self.cache.put(ask.key, answer.as_cached())
+            if self.cache.pending == 1:  # written with the others that come meanwhile
+                asyncio.get_running_loop().call_later(FLUSH_AFTER_S, self.cache.flush)
             self.guard.record(ok=True)
             self._saw_live(answer)
         else:
@@ -371,31 +509,36 @@ class ChatSystem(BaseSystem):
             self.stats.errors += 1
             self.guard.record(ok=False, reason=answer.reason)
             self._unsupported(ask, answer)
-        arrived(key, answer)  # journaled before the guard may stop the run
-        if isinstance(answer, Failure):
-            self.guard.check()
         return answer
 
     async def _send(self, client: ChatClient, ask: Ask) -> Completion | Failure:
         if ask.kind == "chat":
             return await client.complete(ask.messages, ask.extra)
-        assert ask.prompt is not None
         if ask.kind == "text":
+            assert ask.prompt is not None
             return await client.complete_text(ask.prompt, ask.extra)
         assert ask.choices is not None
-        probe = {
-            **ask.extra,
-            "max_tokens": 1,
-            "logprobs": self.config.top_logprobs,
-            "temperature": 0.0,
-        }
-
-        async def next_token(prompt: str) -> Completion | Failure:
-            return await client.complete_text(prompt, probe)
-
+        next_token: NextToken
+        if ask.prefill is not None:  # over chat: the server continues the reply so far
+            next_token = PrefillAsker(
+                client, ask.messages, ask.extra, self.config.top_logprobs, self.endpoint_id
+            )
+            start = ask.prefill
+        else:
+            assert ask.prompt is not None
+            probe = {
+                **ask.extra,
+                "max_tokens": 1,
+                "logprobs": self.config.top_logprobs,
+                "temperature": 0.0,
+            }
+            next_token = functools.partial(client.complete_text, extra=probe)
+            start = ask.prompt
         try:
-            scores = await score_options(next_token, ask.prompt, ask.choices)
+            scores = await score_options(next_token, start, ask.choices)
         except NoLogprobs as exc:
+            if ask.prefill is not None:
+                raise no_chat_logprobs(self.endpoint_id, str(exc)) from None
             raise no_logprobs(self.endpoint_id, str(exc)) from None
         if isinstance(scores, Failure):
             return scores
@@ -412,8 +555,15 @@ class ChatSystem(BaseSystem):
                 fix="set model.structured=json_object (llama-cpp-python's server takes that "
                 "form) or model.structured=off",
             )
+        if (
+            ask.kind == "options"
+            and ask.prefill is not None
+            and any(field in reason for field in PREFILL_FIELDS)
+        ):
+            raise no_prefill(self.endpoint_id, f"refuses it: {failure.reason}")
         if ask.kind == "options" and "logprob" in reason:
-            raise no_logprobs(self.endpoint_id, failure.reason)
+            refused = no_chat_logprobs if ask.prefill is not None else no_logprobs
+            raise refused(self.endpoint_id, failure.reason)
 
     async def _connected(self) -> ChatClient:
         if self._client is None:
@@ -439,8 +589,11 @@ class ChatSystem(BaseSystem):
         }
         if ask.prompt is not None:
             meta["prompt"] = ask.prompt
+        if ask.prefill is not None:  # the assistant message the server continued
+            meta["prefill"] = ask.prefill
         if request.repeat:
             meta["repeat"] = request.repeat
+        meta["seed"] = ask.extra.get("seed")  # what reproduces a sampled answer
         if cached is not None:
             answer = Completion.from_cached(cached)
             answer.text = self.scrub(answer.text)  # written by an older benchreg, maybe
@@ -528,13 +681,19 @@ class ChatSystem(BaseSystem):
 
 
 CACHE_KEY_HOLDS = (
-    "sha256 of the endpoint id (base URL; llama_cpp: the GGUF's sha256 and prompt format), the "
+    "sha256 of the endpoint id (base URL; llama_cpp: the GGUF's sha256 and prompt format), what "
+    "the server said pins the weights it serves (system.stats.served.pin, when it said any), the "
     "model name, model.revision, the messages sent, every generation setting (incl. extra_body, "
-    "system, response_format, scoring, repeat)"
+    "system, response_format, scoring, and the seed: model.seed + the repeat)"
 )
 SCORING_METHOD = (
     "option probabilities from the completions endpoint's next-token log-probabilities at the "
     "position where the choice is written (benchreg.systems.choices), normalised over the options"
+)
+SCORING_OVER_CHAT = (
+    "option probabilities from the chat endpoint's next-token log-probabilities after an "
+    "assistant prefill the server continues (continue_final_message; benchreg.systems.prefill) at "
+    "the position where the choice is written, normalised over the options"
 )
 
 
@@ -603,8 +762,9 @@ def option_completion(scores: OptionScores, choices: Choices) -> Completion:
         usage=scores.usage,
         latency_s=scores.latency_s,
         attempts=scores.attempts,
-        option_probs=[round(p, 9) for p in scores.probs],
-        option_mass=round(scores.mass, 9),
+        # unrounded: the metrics equal a recomputation from the raw log-probabilities (1e-9)
+        option_probs=list(scores.probs),
+        option_mass=scores.mass,
         server_timings={"option_requests": scores.requests, "options_bounded": scores.bounded},
     )
 
@@ -635,14 +795,23 @@ def plain_prompt(messages: Messages) -> str:
     return "\n\n".join(m["content"] for m in messages) + "\n\n"
 
 
-def require_httpx(system: str) -> None:
-    try:
-        import httpx  # noqa: F401
-    except ImportError:
+def require_client(system: str) -> None:
+    """The `models` extra: aiohttp (the requests) and httpx (the endpoint check)."""
+    missing = [name for name in ("aiohttp", "httpx") if importlib.util.find_spec(name) is None]
+    if missing:
+        verb = "is" if len(missing) == 1 else "are"
         raise BenchregError(
-            f"model={system} needs httpx, which is not installed",
+            f"model={system} needs {' and '.join(missing)}, which {verb} not installed",
             fix="pip install 'benchreg[models]'",
-        ) from None
+        )
+
+
+def budget_without_usage(endpoint: str) -> BenchregError:
+    return BenchregError(
+        f"run.max_tokens_total and run.max_cost count the tokens of each answer, and the server "
+        f"at {endpoint} sends no token usage with streamed answers",
+        fix="set model.stream=false (whole answers carry their usage)",
+    )
 
 
 def api_key_from_env(variable: str | None) -> str | None:

@@ -67,7 +67,8 @@ class EndpointCheck:
 
     Beyond reachability, a run that needs them gets two more short requests: structured output
     (`model.structured`: a tiny schema the reply must follow) and log-probabilities
-    (`model.scoring=logprobs`: a 1-token completion with ``logprobs``). ``served`` holds the
+    (`model.scoring=logprobs`: a 1-token completion with ``logprobs``, or over chat one request
+    whose assistant prefill the server must continue). ``served`` holds the
     model and ``system_fingerprint`` the server reported answering (None: not asked)."""
 
     def __init__(
@@ -80,6 +81,8 @@ class EndpointCheck:
         self.endpoint = config.endpoint_url
         self.timeout = min(config.timeout_s, CHECK_TIMEOUT_S)
         self.served: dict[str, str | None] | None = None
+        # GET /models as answered (status, JSON): the weights probe reads it (no second GET)
+        self.listing: tuple[int, Any] | None = None
         self._response_format = response_format
         self._key = api_key
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -99,7 +102,10 @@ class EndpointCheck:
             if self.config.structured != "off" and self._response_format is not None:
                 await self._structured_probe(http)
                 checked.append(f"structured output ({self.config.structured})")
-            if self.config.scoring == "logprobs":
+            if self.config.scoring == "logprobs" and self.config.endpoint == "chat":
+                await self._prefill_probe(http)
+                checked.append("log-probabilities after an assistant prefill")
+            elif self.config.scoring == "logprobs":
                 await self._logprobs_probe(http)
                 checked.append("log-probabilities")
         return {
@@ -110,7 +116,7 @@ class EndpointCheck:
 
     @property
     def _completions(self) -> bool:
-        return self.config.endpoint == "completions" or self.config.scoring == "logprobs"
+        return self.config.endpoint == "completions"
 
     @property
     def _route(self) -> str:
@@ -170,6 +176,21 @@ class EndpointCheck:
                 fix=fix,
             )
 
+    async def _prefill_probe(self, http: httpx.AsyncClient) -> None:
+        """Option scoring over chat: one request ending in an assistant prefill, which the server
+        must continue with log-probabilities (:mod:`benchreg.systems.prefill`)."""
+        from benchreg.systems.prefill import check_probe, closed_body, probe_body
+
+        config = self.config
+        body = probe_body(config.model, config.generation(), config.top_logprobs)
+        answer = await self._request(http, "POST", "/chat/completions", body)
+        closed = None
+        if answer.status == 200:
+            self._note_served(answer.data)
+            reopened = await self._request(http, "POST", "/chat/completions", closed_body(body))
+            closed = reopened.data if reopened.status == 200 else None
+        check_probe(self.endpoint, answer.status, answer.data, answer.message, SKIP_HINT, closed)
+
     async def _logprobs_probe(self, http: httpx.AsyncClient) -> None:
         body = {
             "model": self.config.model,
@@ -207,6 +228,7 @@ class EndpointCheck:
     async def _listed_models(self, http: httpx.AsyncClient) -> list[str] | None:
         """The ids the server lists; None when it has no usable listing (the probe decides)."""
         answer = await self._request(http, "GET", "/models")
+        self.listing = (answer.status, answer.data)
         if answer.status in (401, 403):
             raise self._refused(answer, "GET /models")
         if answer.status != 200:

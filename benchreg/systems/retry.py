@@ -12,13 +12,23 @@ RETRY_STATUSES = frozenset({408, 409, 425, 429}) | frozenset(range(500, 600))
 
 
 class AttemptFailed(Exception):
-    """One attempt failed; ``retryable`` says whether another attempt may succeed."""
+    """One attempt failed; ``retryable`` says whether another attempt may succeed, and
+    ``pushback`` (e.g. ``HTTP 429``, ``timeout``) whether it is a busy server pushing back, to
+    which fewer requests in flight are the answer (:mod:`benchreg.systems.window`)."""
 
-    def __init__(self, reason: str, *, retryable: bool, retry_after: float | None = None):
+    def __init__(
+        self,
+        reason: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        pushback: str | None = None,
+    ):
         super().__init__(reason)
         self.reason = reason
         self.retryable = retryable
         self.retry_after = retry_after
+        self.pushback = pushback
 
 
 def retryable_status(status: int) -> bool:

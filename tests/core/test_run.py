@@ -262,7 +262,7 @@ def test_run_task_defaults_to_the_baseline_and_the_default_view(gap: Task) -> No
     assert result.primary == "accuracy"
     assert result.counts["tasks"] == len(result.samples)
     assert result.counts["hits"] == round(result.metrics["accuracy"].value * len(result.samples))
-    assert set(result.seconds) == {"load", "predict", "score"}
+    assert set(result.seconds) == {"load", "predict", "predict_cpu", "score"}
 
 
 def test_evaluate_without_a_folder_returns_the_result_only(gap: Task, script: Script) -> None:

@@ -21,9 +21,9 @@ from benchreg.core.task import Task
 from benchreg.core.types import Message, Prediction, Request, Sample
 from benchreg.systems.fake_server import FakeChatServer
 
-if importlib.util.find_spec("httpx") is None:  # the `models` extra
+if any(importlib.util.find_spec(m) is None for m in ("httpx", "aiohttp")):  # `models` extra
     if os.environ.get("CI", "").lower() == "true":
-        raise RuntimeError("httpx is missing; CI must install the `models` extra")
+        raise RuntimeError("httpx or aiohttp is missing; CI must install the `models` extra")
     collect_ignore_glob = ["test_openai*.py", "test_llama*.py"]
 
 # Fast retries so that fault tests take seconds, not minutes.
@@ -120,20 +120,17 @@ def predict_direct(
     system_cfg: dict[str, Any],
     requests: list[Request],
     *,
-    batch_size: int = 64,
     on_answer: Callable[[Prediction], None] | None = None,
     **options: Any,
 ) -> tuple[list[Prediction], SystemReport]:
-    """Ask a system for ``requests`` in batches, as the core does; return predictions + report."""
-    system = build_system(system_cfg, batch_size=batch_size, **options)
+    """Ask a system for ``requests`` as the core asks a model server (all in one call, answers
+    handed to ``on_answer`` as they arrive); return predictions + report."""
+    system = build_system(system_cfg, **options)
     system.on_answer = on_answer
 
     async def go() -> tuple[list[Prediction], SystemReport]:
-        out: list[Prediction] = []
         try:
-            for start in range(0, len(requests), batch_size):
-                out += await system.predict(requests[start : start + batch_size])
-            return out, system.report()
+            return await system.predict(requests), system.report()
         finally:
             await system.aclose()
 

@@ -20,6 +20,7 @@ def _open_and_write(folder: str, barrier: Any, index: int, errors: Any) -> None:
     try:
         cache = ResponseCache(CacheSettings("read_write", Path(folder) / FILE_NAME))
         cache.put(f"k{index}", {"text": str(index)})
+        cache.close()  # answers are written in groups: at the latest when the cache is closed
     except Exception as exc:  # reported to the parent, which asserts on it
         errors.put(f"{type(exc).__name__}: {exc}")
 

@@ -41,6 +41,7 @@ def test_the_tasks_generation_reaches_the_request_and_model_overrides_it(
         "stop": "task",
         "temperature": "task",
         "system": "task",
+        "seed": "default",
     }
     assert result.system_report.stats["identity"]["generation"]["max_tokens"] == 16
     over = run(task, chat_cfg(server.base_url, preflight=False, max_tokens=99), limit=1)
@@ -54,9 +55,11 @@ def test_without_settings_the_defaults_are_sent(fake_server) -> None:
     result = run("molp2s/gap", chat_cfg(server.base_url, preflight=False), limit=1)
     assert server.bodies[-1]["max_tokens"] == 1024 and server.bodies[-1]["temperature"] == 0.0
     assert "stop" not in server.bodies[-1]
+    assert server.bodies[-1]["seed"] == 0  # always sent: a sampled answer can be asked again
     assert result.system_report.stats["generation"]["from"] == {
         "max_tokens": "default",
         "temperature": "default",
+        "seed": "default",
     }
 
 

@@ -96,10 +96,12 @@ def test_logprob_scoring_reports_probabilities_and_calibration(fake_server, task
     assert result.system_report.stats["identity"]["generation"]["scoring"] == "logprobs"
 
 
-def test_logprobs_through_a_chat_api_is_refused_with_the_way_out(fake_server) -> None:
+def test_logprobs_through_a_chat_api_continue_an_assistant_prefill(fake_server) -> None:
+    """Over chat (issue 36): no completions request; the rest is test_option_scores_chat.py."""
     server = fake_server()
-    with pytest.raises(BenchregError, match=r"a chat API cannot take.*model\.endpoint=completions"):
-        run("molp2s/gap", chat_cfg(server.base_url, scoring="logprobs"), limit=1)
+    result = run("molp2s/gap", chat_cfg(server.base_url, scoring="logprobs"), limit=1)
+    assert result.statuses["ok"] == 1 and server.counts["completion"] == 0
+    assert result.predictions[0].metadata["prefill"] == '{"selected_candidate_index":'
 
 
 def test_logprobs_on_a_task_without_choices_is_refused() -> None:

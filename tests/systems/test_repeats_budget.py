@@ -31,13 +31,14 @@ def test_repeats_are_asked_apart_and_scored(fake_server) -> None:
     n = len(result.samples)
     assert server.chat_requests == 3 * n  # distinct keys: nothing merged as "identical prompt"
     seeds = sorted({b.get("seed") for b in server.bodies if "messages" in b}, key=str)
-    assert seeds == [1, 2, None]  # repeat 0 as a plain run; repeats 1, 2 seeded
+    assert seeds == [0, 1, 2]  # repeat r sends seed base + r (base 0: model.seed unset)
     mean = result.metrics["accuracy_repeats_mean"]
     assert len(mean.detail["per_repeat"]) == 3
     assert mean.value == pytest.approx(sum(mean.detail["per_repeat"]) / 3)
     assert "clustered by sample" in mean.ci_method and mean.ci95[0] <= mean.value <= mean.ci95[1]
     assert "accuracy_majority" in result.metrics and "accuracy_pass@3" in result.metrics
     assert result.metrics["accuracy_pass@3"].value >= max(mean.detail["per_repeat"])
+    assert result.metrics["accuracy_pass@1"].value == pytest.approx(mean.value)
     first = result.predictions[0].metadata["repeats"]
     assert [r["repeat"] for r in first] == [1, 2] and all("raw_output" in r for r in first)
     assert result.statuses["ok"] + result.statuses["invalid"] == n  # repeat 0's statuses

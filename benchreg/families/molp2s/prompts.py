@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 
 from benchreg.core import registry
+from benchreg.core.io import pretty_json
 from benchreg.core.text import fill_template
 from benchreg.core.types import Message, Sample
 
@@ -32,9 +33,7 @@ def placeholder_values(sample: Sample) -> dict[str, str]:
         "candidates": "\n".join(f"{i}. {smiles}" for i, smiles in enumerate(candidates)),
         "n_candidates": str(len(candidates)),
         "property_names": ", ".join(properties) if properties else "none",
-        "properties": json.dumps(properties, ensure_ascii=False, indent=2)
-        if properties
-        else NO_PROPERTY,
+        "properties": pretty_json(properties) if properties else NO_PROPERTY,
     }
 
 
