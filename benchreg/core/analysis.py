@@ -406,6 +406,7 @@ def _check_metric(shape: _Shape, metric: Any, keys: tuple[str, ...]) -> None:
     if ci is not None and (len(ci) != 2 or any(v is not None and not _is_number(v) for v in ci)):
         raise shape.fail((*keys, "ci95"), ci, "a list of two numbers [low, high]")
     shape.field(metric, "ci_method", (str,), "a string", keys=keys)
+    shape.field(metric, "clusters", (int,), "a whole number", keys=keys)  # a cluster bootstrap's
     shape.field(metric, "detail", (dict,), "an object", keys=keys)
 
 

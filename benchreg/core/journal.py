@@ -75,9 +75,10 @@ class Journal:
         self._last_sync = 0.0
         self._written: set[int] = set()  # id() of the predictions this attempt journaled
 
-    def load(self) -> dict[str, Prediction]:
-        """Answers journaled by earlier attempts of this run (errors left out: they are re-asked).
-        A torn last line is cut off so that new lines start on a clean line."""
+    def load(self, *, errors: bool = False) -> dict[str, Prediction]:
+        """Answers journaled by earlier attempts of this run (errors left out: they are re-asked;
+        with ``errors``, a request whose latest line is a failure keeps it, to say why it
+        failed). A torn last line is cut off so that new lines start on a clean line."""
         if not self.path.is_file():
             return {}
         raw = self.path.read_bytes()
@@ -89,9 +90,9 @@ class Journal:
             except (ValueError, KeyError, TypeError):
                 break
             good_end += len(line)
-            if pred.status is Status.ERROR:
+            if pred.status is Status.ERROR and not errors:
                 found.pop(pred.sample_id, None)
-            else:
+            else:  # the latest line of a request wins
                 found[pred.sample_id] = pred
         if good_end < len(raw):
             with self.path.open("r+b") as handle:

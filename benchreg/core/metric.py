@@ -43,6 +43,7 @@ class MetricValue:
     ci95: tuple[float, float] | None = None
     ci_method: str | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    clusters: int | None = None  # clusters resampled, when the CI is a cluster bootstrap
 
     def __post_init__(self) -> None:
         if self.denominator == 0 or (self.value is not None and self.value != self.value):
@@ -53,6 +54,8 @@ class MetricValue:
         if self.ci95 is not None:
             out["ci95"] = list(self.ci95)
             out["ci_method"] = self.ci_method
+            if self.clusters is not None:
+                out["clusters"] = self.clusters
         if self.detail:
             out["detail"] = self.detail
         return out
@@ -63,6 +66,9 @@ class Metric(ABC):
 
     outputs: ClassVar[tuple[str, ...]] = ("value",)
     primary_output: ClassVar[str | None] = None  # default: the last output (e.g. f1 after P, R)
+    # values lie in [0, 1]: a zero-width interval is widened (stats.widen_zero_width); a
+    # metric in other units (seconds) says False, since no proportion bounds its spread
+    unit_range: ClassVar[bool] = True
 
     @property
     def names(self) -> tuple[str, ...]:

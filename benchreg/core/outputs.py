@@ -26,7 +26,7 @@ from benchreg.core.result import RunResult
 from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
 from benchreg.core.scoring import sample_rows
 from benchreg.core.system import SystemReport
-from benchreg.core.types import Prediction, Status
+from benchreg.core.types import REPEAT_MARK, Prediction, Status
 
 SAMPLES_FILE = "samples.jsonl"
 PROVENANCE_FILE = "provenance.json"
@@ -76,6 +76,10 @@ RESUME_HINT = (
     "run the same command again (the same hydra.run.dir / hydra.sweep.dir) to ask only the "
     "failed samples again, or add run.accept_errors=true to score them as wrong answers"
 )
+BUDGET_HINT = (
+    "raise the budget (run.max_tokens_total, run.max_cost) and run the same command again (the "
+    "same hydra.run.dir / hydra.sweep.dir) to ask only the requests not answered"
+)
 TRUNCATED = "length"  # finish_reason of an answer that stopped at the token limit
 
 
@@ -107,18 +111,30 @@ def error_causes(predictions: Sequence[Prediction]) -> dict[str, int]:
 
 def completeness(result: RunResult) -> dict[str, Any]:
     """Why a run is not a result (`incomplete`), or that its failed requests were accepted."""
-    if result.errors_accepted:
-        return {"errors_accepted": result.errors}
+    failed = result.failed if result.requests else result.predictions
+    if result.errors_accepted:  # still counted by cause: what was scored as wrong, and why
+        return {"errors_accepted": result.errors, "accepted_by_cause": error_causes(failed)}
     if result.complete:
         return {}
-    return {
-        "incomplete": {
-            "errors": result.errors,
-            "of": len(result.samples),
-            "by_cause": error_causes(result.predictions),
-            "resume": RESUME_HINT,
-        }
+    info: dict[str, Any] = {
+        "errors": result.errors,
+        "of": result.requests or len(result.samples),
+        "by_cause": error_causes(failed),
     }
+    if result.requests > len(result.samples):  # run.repeats: which repeats the failures hit
+        info["by_repeat"] = _failed_by_repeat(failed)
+    if result.stopped is not None:  # the same budget would stop the same command at once
+        return {"incomplete": {**info, "stopped": result.stopped, "resume": BUDGET_HINT}}
+    return {"incomplete": {**info, "resume": RESUME_HINT}}
+
+
+def _failed_by_repeat(failed: Sequence[Prediction]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for pred in failed:
+        _, mark, repeat = pred.sample_id.rpartition(REPEAT_MARK)
+        key = repeat if mark and repeat.isdigit() else "0"
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: int(kv[0])))
 
 
 def incomplete_message(record: Mapping[str, Any]) -> str:
@@ -166,6 +182,7 @@ def metrics_record(
         "truncated": truncated(result.predictions),
         **_truncated_record(result.predictions),
         "counts": result.counts,
+        **({"floor": result.floor} if result.floor else {}),
         "system": system_record(result.system_report),
         "sha256": {**hashes, "samples.jsonl": samples_sha256},
         "seconds": {k: round(v, 4) for k, v in result.seconds.items()},

@@ -207,12 +207,14 @@ FIELDS: tuple[ComponentField, ...] = (
 
 REPORT_MODULE = "report"  # registers the family's report part (benchreg.core.reporting)
 IMPORTERS_MODULE = "importers"  # registers `benchreg import <source>` importers (a package too)
+FLOORS_MODULE = "floors"  # registers the family's position-only floors (benchreg.core.floors)
 
 
 def component_modules() -> tuple[str, ...]:
     """The module names a family may have that register components, in import order: one per
-    spec field of :data:`FIELDS`, then the report part and importers."""
-    return (*dict.fromkeys(f.module for f in FIELDS), REPORT_MODULE, IMPORTERS_MODULE)
+    spec field of :data:`FIELDS`, then the floors, the report part and importers."""
+    modules = dict.fromkeys(f.module for f in FIELDS)
+    return (*modules, FLOORS_MODULE, REPORT_MODULE, IMPORTERS_MODULE)
 
 
 def _has_module(folder: Path, name: str) -> bool:

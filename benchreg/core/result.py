@@ -38,13 +38,22 @@ class RunResult:
     strict: dict[str, MetricValue] | None = None
     complete: bool = True
     errors_accepted: bool = False  # `run.accept_errors=true` scored failed requests as wrong
+    # every failed request of the run, in any repeat (`run.repeats`): a later repeat's failure
+    # feeds the mean, pass@k and majority as a wrong answer, so it leaves the run incomplete too
+    failed: list[Prediction] = field(default_factory=list)
+    requests: int = 0  # the requests the run holds: samples x repeats (0: not counted)
+    stopped: str | None = None  # why a spent budget stopped the run (incomplete whatever is set)
+    # what rankings that read no text score on the same samples (core/floors.py), shown
+    # beside the system's metrics; {} when the family registers no floors
+    floor: dict[str, Any] = field(default_factory=dict)
     # the answers were read from the run's inputs (a predictions file) or made from them (a
     # baseline): samples.jsonl keeps a preview of long answers, not a second copy
     answers_from_inputs: bool = False
 
     @property
     def errors(self) -> int:
-        return self.statuses.get("error", 0)
+        """Failed requests in every repeat (repeat 0's statuses when they were not counted)."""
+        return len(self.failed) if self.requests else self.statuses.get("error", 0)
 
     @property
     def spec(self) -> TaskSpec:

@@ -22,6 +22,7 @@ from typing import Any, TypeVar, overload
 
 from loguru import logger
 
+from benchreg.core.floors import floor_record
 from benchreg.core.io import read_json
 from benchreg.core.journal import Journal
 from benchreg.core.load import gc_paused
@@ -39,9 +40,19 @@ from benchreg.core.scoring import (
     score,
     status_counts,
     strict_view,
+    task_clusters,
     task_counts,
 )
-from benchreg.core.system import Budget, System, SystemReport, check_answers, preflight
+from benchreg.core.system import (
+    BUDGET_CAUSE,
+    Budget,
+    BudgetReached,
+    System,
+    SystemContext,
+    SystemReport,
+    check_answers,
+    preflight,
+)
 from benchreg.core.task import Task
 from benchreg.core.types import Message, Prediction, Request, Sample, Status, repeat_id
 
@@ -210,7 +221,16 @@ async def aexecute(
             answers.report.stats.update(attempts_total(predictions))
         scored = _scored(prepared, predictions, answers.by_id, options)
     seconds["score"] = time.perf_counter() - tic
-    return _result(prepared, system, predictions, scored, answers.report, seconds, options)
+    result = _result(prepared, system, predictions, scored, answers.report, seconds, options)
+    result.stopped = answers.stopped
+    _mark_failed(result, answers.by_id, options)
+    tic = time.perf_counter()
+    ctx = SystemContext(prepared.task, prepared.view, prepared.data_root, prepared.samples,
+                        options=asdict(options))
+    result.floor = floor_record(ctx, prepared.dataset, n_boot=options.n_boot, seed=options.seed)
+    if result.floor:  # a family without floors keeps the keys it always had
+        seconds["floor"] = time.perf_counter() - tic
+    return result
 
 
 YOUNG_COLLECTION_EVERY = 20_000  # allocations (Python's default: 700)
@@ -236,6 +256,7 @@ class _Answers:
     by_id: dict[str, Prediction]  # by sample (and repeat) id
     report: SystemReport
     resumed: bool  # some answers came from the journal of an earlier attempt
+    stopped: str | None = None  # why the budget stopped the run (its unasked requests failed)
 
 
 @dataclass(slots=True)
@@ -253,6 +274,7 @@ async def _answers(
     report. The journal and the system are closed at the end, whatever happens."""
     budget = Budget.from_options(asdict(options))
     progress: Progress | None = None
+    stopped: str | None = None
     try:
         done = journal.load() if journal is not None else {}
         if done:
@@ -265,7 +287,14 @@ async def _answers(
             label = f"{system.name}: answering"
             progress = Progress(label, len(requests), enabled=options.progress)
             _answer_sinks(system, journal, budget, done, progress)
-            answered = await _predict(system, requests, options, journal, budget, progress)
+            try:
+                answered = await _predict(system, requests, options, journal, budget, progress)
+            except BudgetReached as reached:
+                if journal is None:  # no run folder to mark incomplete: the stop is the answer
+                    raise
+                logger.warning(reached.what)
+                stopped = reached.what
+                answered = _after_budget(prepared, journal, done, options.repeats, stopped)
         report = system.report()
         if budget is not None:
             report.stats["budget"] = budget.as_dict()
@@ -275,7 +304,30 @@ async def _answers(
         if journal is not None:
             journal.close()
         await system.aclose()
-    return _Answers({**done, **{p.sample_id: p for p in answered}}, report, bool(done))
+    by_id = {**done, **{p.sample_id: p for p in answered}}
+    return _Answers(by_id, report, bool(done), stopped)
+
+
+def _after_budget(
+    prepared: PreparedRun,
+    journal: Journal,
+    done: Mapping[str, Prediction],
+    repeats: int,
+    stopped: str,
+) -> list[Prediction]:
+    """The answers of a run its budget stopped: what the journal holds (this attempt's answers
+    reached it as they arrived), and every request not answered as a failed one (`budget
+    reached`), so the run is written and marked incomplete, and the same command with a larger
+    budget asks exactly those."""
+    journal.close()
+    kept = {**journal.load(errors=True), **done}  # this attempt's failures keep their cause
+    ids = (repeat_id(s.id, r) for r in range(max(1, repeats)) for s in prepared.samples)
+    unasked = [
+        Prediction(i, status=Status.ERROR, detail=f"{BUDGET_CAUSE}: not asked ({stopped})")
+        for i in ids
+        if i not in kept
+    ]
+    return [*kept.values(), *unasked]
 
 
 def _requests(
@@ -368,7 +420,8 @@ def _scored(
         extra, each = repeat_scores(task, samples, [predictions, *runs], **boot)
         scores.values.update(extra)
         _record_repeats(predictions, runs, each, scores.primary)
-    scores.values.update(probability_scores(samples, predictions, **boot))
+    clusters = task_clusters(task, samples)
+    scores.values.update(probability_scores(samples, predictions, clusters=clusters, **boot))
     strict_preds = strict_view(predictions)
     strict = None
     if strict_preds is not None:
@@ -392,7 +445,6 @@ def _result(
             "(`degraded` in samples.jsonl says why); they are scored as given"
         )
     statuses = status_counts(predictions)
-    errors = statuses.get("error", 0)
     return RunResult(
         task=prepared.task,
         view=prepared.view,
@@ -411,9 +463,20 @@ def _result(
         findings=prepared.findings,
         seconds=seconds,
         strict=scored.strict,
-        complete=errors == 0 or options.accept_errors,
-        errors_accepted=errors > 0 and options.accept_errors,
     )
+
+
+def _mark_failed(result: RunResult, by_id: Mapping[str, Prediction], options: RunOptions) -> None:
+    """Count the failed requests of every repeat, not only repeat 0's: a later repeat that
+    failed would otherwise enter mean@k, pass@k and the majority as a wrong answer in a run
+    marked complete. Only ``run.accept_errors=true`` lets such a run be a result."""
+    ids = [repeat_id(s.id, r) for r in range(max(1, options.repeats)) for s in result.samples]
+    result.failed = [by_id[i] for i in ids if by_id[i].status is Status.ERROR]
+    result.requests = len(ids)
+    # requests a budget left unasked are no server's failure: never accepted as wrong answers
+    accepted = options.accept_errors and result.stopped is None
+    result.complete = not result.failed or accepted
+    result.errors_accepted = bool(result.failed) and accepted
 
 
 SUMMED_USAGE = ("prompt_tokens", "completion_tokens")

@@ -13,11 +13,16 @@ from benchreg.core.errors import BenchregError, ParseError
 from benchreg.core.load import ordered_map
 from benchreg.core.metric import Metric, MetricValue
 from benchreg.core.progress import Progress
+from benchreg.core.ranking.gate import Gate
 from benchreg.core.stats import (
+    bootstrap_mean_ci,
     bootstrap_totals_ci,
+    cluster_ids,
+    cluster_weights,
     pass_at_k,
     resample_counts,
     resample_indices,
+    widen_zero_width,
     wilson_ci,
 )
 from benchreg.core.task import BoundMetric, Task
@@ -115,14 +120,17 @@ def score(
     progress: bool = True,
 ) -> Scores:
     """Every metric of the task over the samples, with a 95% CI where asked for. The bootstrap
-    resamples (the same for every metric: they depend on n, n_boot and seed only) are drawn
-    once and applied to every metric that needs them (:class:`_SharedBootstrap`)."""
+    resamples (the same for every metric: they depend on n, n_boot, seed and the task's
+    clusters only) are drawn once and applied to every metric that needs them
+    (:class:`_SharedBootstrap`)."""
     bound = task.metrics
-    values: dict[str, MetricValue] = {}
     per_sample: dict[str, np.ndarray] = {}
     primary = ""
     tracker = Progress(f"{task.name}: scoring", len(samples) * len(bound), enabled=progress)
-    boot = _SharedBootstrap(len(samples), n_boot, seed)
+    clusters, note = _usable_clusters(task_clusters(task, samples))
+    if clusters is not None and n_boot <= 0:  # no resampling (run.bootstrap=0): Wilson stays
+        clusters, note = None, "bootstrap off: samples treated as independent (too narrow)"
+    boot = _SharedBootstrap(len(samples), n_boot, seed, clusters)
     done = []
     for item in bound:
         metric = item.metric
@@ -131,29 +139,104 @@ def score(
         # through `totals` (unit weights), as the bootstrap does: statistics may be ids
         point = np.atleast_1d(metric.reduce(metric.totals(stats, np.ones((1, n)))[0], n))
         support, denominator = metric.support(stats, preds)
-        detail = metric.detail(stats)
         sample_scores = metric.sample_scores(stats)
         query_scores = metric.query_scores(stats) if sample_scores is None else None
-        cis = _cis(item, stats, sample_scores, n_boot, boot)
-        done.append((item, point, support, denominator, detail, cis))
+        units = sample_scores if sample_scores is not None else query_scores
+        cis = _cis(item, stats, units, n_boot, boot)
+        done.append((item, point, (support, denominator), metric.detail(stats), cis, units))
         for i, name in enumerate(item.names):
-            if sample_scores is not None:
-                per_sample[name] = sample_scores[:, i]
-            elif query_scores is not None:
-                per_sample[name] = query_scores[:, i]
+            if units is not None:
+                per_sample[name] = units[:, i]
         if item.ref.primary:
             primary = item.primary_name
     intervals = boot.run()
-    for item, point, support, denominator, detail, cis in done:
+    values: dict[str, MetricValue] = {}
+    for item, point, (support, denominator), detail, cis, units in done:
         for i, name in enumerate(item.names):
             ci, method = cis[i] if cis else (None, None)
             if isinstance(ci, _Pending):
                 ci = intervals[ci.job][ci.output]
-            values[name] = MetricValue(
-                float(point[i]), support, denominator, ci, method, dict(detail)
-            )
+            value = MetricValue(float(point[i]), support, denominator, ci, method, dict(detail))
+            column = units[:, i] if units is not None else None
+            values[name] = _finish_interval(item.metric, value, column, clusters)
+            if note and value.ci95 is not None:
+                value.detail["ci_note"] = note
     tracker.finish()
     return Scores(values, per_sample, primary)
+
+
+def task_clusters(task: Task, samples: Sequence[Sample]) -> np.ndarray | None:
+    """Each sample's cluster index when the task names a ``cluster`` path, else None. A
+    sample without a value at the path is a cluster of its own (nothing says what it shares)."""
+    path = getattr(task.spec, "cluster", None)
+    if path is None:
+        return None
+    keys: list[object] = []
+    for i, sample in enumerate(samples):
+        key = cluster_key(sample, path)
+        keys.append(("", i) if key is None else ("=", key))
+    return cluster_ids(keys)
+
+
+def _usable_clusters(clusters: np.ndarray | None) -> tuple[np.ndarray | None, str | None]:
+    """The clusters to resample, and a note when there are too few: resampling one cluster
+    gives the same data every time (no width), so one cluster falls back to the samples, and
+    the interval says it treats them as independent."""
+    if clusters is None or len(np.unique(clusters)) >= 2:
+        return clusters, None
+    return None, "one cluster only: samples resampled as if independent (too narrow)"
+
+
+def cluster_key(sample: Sample, path: str) -> str | None:
+    """The value at a dotted path into the sample (``meta.release.parent_table_id``,
+    ``gold.0.source_id``: a number indexes a list), as JSON text; None where there is none."""
+    root, *rest = path.split(".")
+    node: Any = getattr(sample, root)
+    for part in rest:
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list | tuple) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return None if node is None else _answer_key(node)
+
+
+def _finish_interval(
+    metric: Metric, value: MetricValue, column: np.ndarray | None, clusters: np.ndarray | None
+) -> MetricValue:
+    """The last word on a value's interval: the cluster count of a cluster bootstrap, a
+    zero-width interval widened (:func:`widen_zero_width`), and the metric's gate
+    judged on the interval (:meth:`Gate.verdict`)."""
+    if value.ci95 is not None and clusters is not None:
+        value.clusters = _clusters_counted(clusters, column)
+    if metric.unit_range and value.ci95 is not None:
+        units = value.clusters if value.clusters is not None else value.denominator
+        wider = widen_zero_width(value.value, value.ci95, units)
+        if wider is not None:
+            value.ci95 = wider
+            value.detail["ci_note"] = _ZERO_WIDTH_NOTE.format(units=units)
+            if clusters is None:
+                value.ci_method = ZERO_WIDTH_METHOD
+    gate = getattr(metric, "gate", None)
+    if isinstance(gate, Gate) and "gate" in value.detail:
+        value.detail.update(gate.verdict(value.value, value.ci95))
+    return value
+
+
+ZERO_WIDTH_METHOD = "wilson (bootstrap had no width)"
+_ZERO_WIDTH_NOTE = (
+    "every resample gave the same value (no width): Wilson interval of the value as a "
+    "proportion of the {units} units (samples, or clusters)"
+)
+
+
+def _clusters_counted(clusters: np.ndarray, column: np.ndarray | None) -> int:
+    """The clusters of the samples a value counts (those with a per-sample score, where there
+    are per-sample scores; else every sample's)."""
+    if column is not None:
+        clusters = clusters[~np.isnan(column)]
+    return len(np.unique(clusters))
 
 
 def _stats(
@@ -187,8 +270,9 @@ class _SharedBootstrap:
     `totals` (``weights @ stats``) from one matrix product over their distinct columns (a
     column of zeros totals 0 and one of ones totals n in every resample: no product)."""
 
-    def __init__(self, n: int, n_boot: int, seed: int) -> None:
+    def __init__(self, n: int, n_boot: int, seed: int, clusters: np.ndarray | None = None) -> None:
         self.n, self.n_boot, self.seed = n, n_boot, seed
+        self.clusters = clusters  # sample i's cluster index: whole clusters are resampled
         self.jobs: list[tuple[Metric, np.ndarray]] = []
 
     def add(self, metric: Metric, stats: np.ndarray) -> int:
@@ -205,10 +289,13 @@ class _SharedBootstrap:
         product = _ColumnTotals(
             np.concatenate([self.jobs[j][1] for j in plain], axis=1) if plain else None
         )
-        jobs = self.jobs
+        jobs, clusters = self.jobs, self.clusters
+        units = n if clusters is None else int(clusters.max()) + 1
 
         def chunk_values(idx: np.ndarray) -> list[np.ndarray]:
-            weights = resample_counts(idx, n)
+            weights = resample_counts(idx, units)
+            if clusters is not None:
+                weights = cluster_weights(weights, clusters)
             totals = product(weights)
             out = []
             for j, (metric, stats) in enumerate(jobs):
@@ -221,7 +308,7 @@ class _SharedBootstrap:
             return out
 
         values: list[list[np.ndarray]] = [[] for _ in jobs]
-        indices = resample_indices(n, self.n_boot, self.seed, BOOT_CELLS)
+        indices = resample_indices(units, self.n_boot, self.seed, BOOT_CELLS)
         # the draws in order here; each chunk's counts, totals and values on two threads (numpy
         # runs them without the GIL): the same values as one chunk after another
         for chunk in ordered_map(chunk_values, indices):
@@ -278,37 +365,43 @@ class _ColumnTotals:
 def _cis(
     item: BoundMetric,
     stats: np.ndarray,
-    sample_scores: np.ndarray | None,
+    scores: np.ndarray | None,
     n_boot: int,
     boot: _SharedBootstrap,
 ) -> list[tuple[tuple[float, float] | _Pending | None, str | None]] | None:
-    """Per output: Wilson for 0/1 per-sample scores, else a percentile bootstrap over the
-    per-sample statistics (every metric, unless its entry says `ci: none`; filled in by
-    ``boot.run()``)."""
+    """Per output: Wilson for 0/1 per-sample scores (``scores``: per-sample or per-query, NaN
+    where a query does not count), else a percentile bootstrap over the per-sample statistics
+    (every metric, unless its entry says `ci: none`; filled in by ``boot.run()``). A task with
+    clusters gets a cluster bootstrap for every interval: Wilson assumes independent samples."""
     ref = item.ref
     if ref.ci == "none":
         return None
     n = len(stats)
+    clustered = boot.clusters is not None
     out: list[tuple[tuple[float, float] | _Pending | None, str | None]] = []
     job: int | None = None
     for i in range(len(item.names)):
-        column = sample_scores[:, i] if sample_scores is not None else None
-        binary = column is not None and bool(np.isin(column, (0.0, 1.0)).all())
-        if ref.ci == "wilson" or (ref.ci == "auto" and binary):
-            if column is None or not binary:
+        column = scores[:, i] if scores is not None else None
+        counted = column[~np.isnan(column)] if column is not None else None
+        binary = counted is not None and bool(np.isin(counted, (0.0, 1.0)).all())
+        if not clustered and (ref.ci == "wilson" or (ref.ci == "auto" and binary)):
+            if counted is None or not binary:
                 raise BenchregError(
                     f"metric {ref.name!r} has no 0/1 per-sample scores for a Wilson CI",
                     fix="use `ci: bootstrap`",
                 )
-            out.append((wilson_ci(int(column.sum()), n), "wilson"))
+            out.append((wilson_ci(int(counted.sum()), len(counted)), "wilson"))
             continue
         if n_boot <= 0 or n == 0:
             out.append((None, None))
             continue
         if job is None:
             job = boot.add(item.metric, stats)
-        out.append((_Pending(job, i), f"bootstrap({n_boot})"))
+        out.append((_Pending(job, i), CLUSTER_METHOD if clustered else f"bootstrap({n_boot})"))
     return out
+
+
+CLUSTER_METHOD = "cluster bootstrap"  # ci_method of an interval that resampled whole clusters
 
 
 def strict_view(preds: Sequence[Prediction]) -> list[Prediction] | None:
@@ -443,6 +536,11 @@ RELIABILITY_BINS = 10
 # the run warns when more than a tenth of its samples are so.
 LOW_OPTION_MASS = 0.5
 LOW_MASS_SHARE = 0.1
+# An option missing from the server's top alternatives gets the smallest listed one's
+# probability, an upper bound (`metadata.options_bounded`): harmless for the likeliest option,
+# but log loss, Brier and ECE then lean on guesses; the run warns when more than a quarter of
+# the option probabilities are such bounds (more alternatives, `model.top_logprobs`, fix it).
+BOUNDED_SHARE = 0.25
 
 
 def _correct_set(gold: Any) -> set[int] | None:
@@ -468,12 +566,17 @@ class _ProbabilityRows:
         self.briers: list[float] = []
         self.confidence: list[float] = []
         self.correct: list[float] = []
+        self.rows: list[int] = []  # the index of each scored sample (for its cluster)
         self.sum_error = 0.0
+        self.worst = 0  # samples without an answer, scored as the worst wrong answer
 
-    def add(self, sample: Sample, pred: Prediction) -> None:
+    def add(self, sample: Sample, pred: Prediction, row: int = 0) -> None:
         probs = pred.metadata.get("option_probs")
         good = _correct_set(sample.gold)
-        if not probs or good is None or pred.status not in (Status.OK, Status.OUT_OF_RANGE):
+        if good is not None and pred.status not in (Status.OK, Status.OUT_OF_RANGE):
+            self._add_worst(good, row)
+            return
+        if not probs or good is None:
             return
         p = np.asarray(probs, dtype=float)
         self.sum_error = max(self.sum_error, abs(float(p.sum()) - 1.0))
@@ -488,10 +591,27 @@ class _ProbabilityRows:
         self.briers.append(float(((p - target) ** 2).sum()))
         self.confidence.append(float(p.max()))
         self.correct.append(float(int(p.argmax()) in good))
+        self.rows.append(row)
+
+    def _add_worst(self, good: set[int], row: int) -> None:
+        """An invalid, missing or failed answer has no probabilities: it scores as the worst
+        wrong answer, all mass on one wrong option (log loss at the 1e-12 floor, Brier
+        ``1 + 1/|G|``, confidence 1 and wrong), never better than a wrong answer."""
+        self.losses.append(-float(np.log(1e-12)))
+        self.briers.append(1.0 + 1.0 / len(good))
+        self.confidence.append(1.0)
+        self.correct.append(0.0)
+        self.rows.append(row)
+        self.worst += 1
 
 
 def probability_scores(
-    samples: Sequence[Sample], preds: Sequence[Prediction], *, n_boot: int = 1000, seed: int = 0
+    samples: Sequence[Sample],
+    preds: Sequence[Prediction],
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    clusters: np.ndarray | None = None,
 ) -> dict[str, MetricValue]:
     """`log_loss`, `brier` and `ece` over the samples whose answer carries option
     probabilities (none: an empty dict).
@@ -499,54 +619,98 @@ def probability_scores(
     Per sample with correct set G (one gold index, or several tied ones): log loss
     ``-ln(sum_{i in G} p_i)``; Brier ``sum_i (p_i - y_i)^2`` with ``y_i = 1/|G|`` on G (the
     multi-class Brier score, 0..2); ECE over the top choice in ``RELIABILITY_BINS`` equal-width
-    confidence bins, ``sum_b n_b/n |accuracy_b - confidence_b|``. Samples without
-    probabilities (failed requests) are left out: ``n`` counts those scored. Beside them
-    `option_mass` (:func:`option_mass_summary`), with a warning when it is low."""
+    confidence bins, ``sum_b n_b/n |accuracy_b - confidence_b|``. A missing, invalid or failed
+    answer scores as the worst wrong answer (``_ProbabilityRows._add_worst``; counted in the
+    detail as ``scored_as_worst``); an ok answer without probabilities is left out: ``n``
+    counts the samples scored. Each has a
+    percentile-bootstrap CI over the scored samples (whole clusters with ``clusters``, sample
+    i's cluster index). Beside them `option_mass` (:func:`option_mass_summary`), with a
+    warning when it is low."""
     if not any(pred.metadata and "option_probs" in pred.metadata for pred in preds):
         return {}
-    from benchreg.core.stats import bootstrap_mean_ci
-
     mass = option_mass_summary(preds, len(samples), n_boot=n_boot, seed=seed)
     per = _ProbabilityRows()
-    for sample, pred in zip(samples, preds, strict=True):
-        per.add(sample, pred)
-    losses, briers, confidence, correct = per.losses, per.briers, per.confidence, per.correct
-    if not losses:
+    for row, (sample, pred) in enumerate(zip(samples, preds, strict=True)):
+        per.add(sample, pred, row)
+    if not per.losses:
         return {"option_mass": mass} if mass is not None else {}
-    n, total = len(losses), len(samples)
+    n, total = len(per.losses), len(samples)
     common = {"probabilities_sum_to_1_within": PROB_SUM_TOLERANCE, "max_sum_error": per.sum_error}
-
-    def ci(values: list[float]) -> tuple[tuple[float, float] | None, str | None]:
-        if n_boot <= 0 or len(values) < 2:
-            return None, None
-        return bootstrap_mean_ci(values, n_boot=n_boot, seed=seed), f"bootstrap({n_boot})"
-
-    ece, bins = _calibration(np.asarray(confidence), np.asarray(correct))
+    common["scored_as_worst"] = per.worst
+    groups = cluster_ids(clusters[per.rows].tolist()) if clusters is not None else None
+    groups, _ = _usable_clusters(groups)
+    boot = {"n_boot": n_boot, "seed": seed, "clusters": groups}
+    method = CLUSTER_METHOD if groups is not None else f"bootstrap({n_boot})"
     out = {}
     for name, values, what in (
-        ("log_loss", losses, "mean -ln P(correct option)"),
-        ("brier", briers, "mean multi-class Brier score (0 best, 2 worst)"),
+        ("log_loss", per.losses, "mean -ln P(correct option)"),
+        ("brier", per.briers, "mean multi-class Brier score (0 best, 2 worst)"),
     ):
-        interval, method = ci(values)
+        interval = None
+        if n_boot > 0 and n >= 2:
+            interval = bootstrap_mean_ci(values, **boot)
         out[name] = MetricValue(
             float(np.mean(values)), n, total, interval, method, {"means": what, **common}
         )
-    out["ece"] = MetricValue(
-        ece,
-        n,
-        total,
-        detail={
-            "means": f"expected calibration error of the top choice, {RELIABILITY_BINS} "
-            "equal-width confidence bins",
-            "reliability": bins,
-            "mean_confidence": float(np.mean(confidence)),
-            "accuracy_of_top_choice": float(np.mean(correct)),
-            **common,
-        },
-    )
+    out["ece"] = _ece_value(per, total, boot, method, common)
+    for value in out.values():
+        value.clusters = _cluster_count(groups) if value.ci95 is not None else None
     if mass is not None:
         out["option_mass"] = mass
     return out
+
+
+def _ece_value(
+    per: _ProbabilityRows,
+    total: int,
+    boot: dict[str, Any],
+    method: str,
+    common: dict[str, Any],
+) -> MetricValue:
+    """The ECE with its reliability bins and its bootstrap CI (``boot``: n_boot, seed,
+    clusters)."""
+    confidence, correct = np.asarray(per.confidence), np.asarray(per.correct)
+    ece, bins = _calibration(confidence, correct)
+    detail = {
+        "means": f"expected calibration error of the top choice, {RELIABILITY_BINS} "
+        "equal-width confidence bins",
+        "reliability": bins,
+        "mean_confidence": float(np.mean(confidence)),
+        "accuracy_of_top_choice": float(np.mean(correct)),
+        **common,
+    }
+    n = len(confidence)
+    interval = ece_ci(confidence, correct, **boot) if boot["n_boot"] > 0 and n >= 2 else None
+    return MetricValue(ece, n, total, interval, method, detail)
+
+
+def ece_ci(
+    confidence: np.ndarray,
+    correct: np.ndarray,
+    *,
+    n_boot: int,
+    seed: int,
+    clusters: np.ndarray | None = None,
+) -> tuple[float, float]:
+    """Percentile-bootstrap CI of the ECE over samples (or clusters): per sample one column
+    per confidence bin holding ``correct - confidence`` in its own bin, so a resample's ECE is
+    ``sum_b |weighted column total b| / n`` (the bins as :func:`_calibration` draws them)."""
+    which = _bin_of(confidence)
+    stats = np.zeros((len(confidence), RELIABILITY_BINS))
+    stats[np.arange(len(confidence)), which] = correct - confidence
+    return bootstrap_totals_ci(
+        stats,
+        lambda s, w: w @ s,
+        lambda t, size: np.abs(t).sum(axis=-1, keepdims=True) / size,
+        n_boot=n_boot,
+        seed=seed,
+        clusters=clusters,
+    )[0]
+
+
+def _bin_of(confidence: np.ndarray) -> np.ndarray:
+    edges = np.linspace(0.0, 1.0, RELIABILITY_BINS + 1)
+    return np.clip(np.digitize(confidence, edges[1:-1], right=True), 0, RELIABILITY_BINS - 1)
 
 
 def option_mass_summary(
@@ -564,8 +728,6 @@ def option_mass_summary(
     ]
     if not masses:
         return None
-    from benchreg.core.stats import bootstrap_mean_ci
-
     n, mean, low = len(masses), float(np.mean(masses)), min(masses)
     under = sum(1 for m in masses if m < LOW_OPTION_MASS)
     interval = None
@@ -579,6 +741,7 @@ def option_mass_summary(
         "under_threshold": under,
         "share_under_threshold": under / n,
         "warn_share": LOW_MASS_SHARE,
+        **bounded_options(preds),
     }
     method = f"bootstrap({n_boot})" if interval is not None else None
     if under / n > LOW_MASS_SHARE:
@@ -592,11 +755,39 @@ def option_mass_summary(
     return MetricValue(mean, n, total, interval, method, detail)
 
 
+def bounded_options(preds: Sequence[Prediction]) -> dict[str, Any]:
+    """How many option probabilities are upper bounds (options the server's top alternatives
+    did not list), of how many, in how many samples; one warning line past ``BOUNDED_SHARE``."""
+    bounded = options = samples = 0
+    for pred in preds:
+        probs = pred.metadata.get("option_probs") if pred.metadata else None
+        count = pred.metadata.get("options_bounded") if probs else None
+        if not isinstance(count, int) or isinstance(count, bool):
+            continue  # no option probabilities, or recorded before the count was kept
+        bounded, options, samples = bounded + count, options + len(probs), samples + (count > 0)
+    if not options:
+        return {}
+    share = bounded / options
+    if share > BOUNDED_SHARE:
+        logger.warning(
+            f"{bounded} of {options} option probabilities ({share:.0%}, in {samples} samples) "
+            "are upper bounds: the server's top alternatives did not list those options "
+            "(log loss, Brier and ECE lean on them; raise model.top_logprobs)"
+        )
+    return {
+        "options_bounded": bounded,
+        "options_scored": options,
+        "samples_with_bounded": samples,
+        "share_bounded": share,
+        "bounded_warn_share": BOUNDED_SHARE,
+    }
+
+
 def _calibration(confidence: np.ndarray, correct: np.ndarray) -> tuple[float, list[dict]]:
     """ECE and the reliability diagram's bins (confidence range, count, mean confidence and
     accuracy of the samples in it)."""
     edges = np.linspace(0.0, 1.0, RELIABILITY_BINS + 1)
-    which = np.clip(np.digitize(confidence, edges[1:-1], right=True), 0, RELIABILITY_BINS - 1)
+    which = _bin_of(confidence)
     ece, bins = 0.0, []
     for b in range(RELIABILITY_BINS):
         inside = which == b
@@ -657,6 +848,7 @@ def repeat_scores(
     """The repeat metrics (above) and each repeat's own scores. ``runs[r]`` holds repeat r's
     predictions, parsed and checked, in sample order."""
     k = len(runs)
+    clusters, _ = _usable_clusters(task_clusters(task, samples))
     each = [score(task, samples, run, n_boot=0, seed=seed, progress=False) for run in runs]
     vote = score(task, samples, majority_vote(runs), n_boot=n_boot, seed=seed, progress=False)
     out: dict[str, MetricValue] = {}
@@ -666,9 +858,10 @@ def repeat_scores(
         if samples and all(c is not None for c in columns):
             matrix = np.column_stack(columns).astype(float)
         per_repeat = [s.values[name].value for s in each]
-        out[f"{name}_repeats_mean"] = _repeats_mean(per_repeat, matrix, len(samples), n_boot, seed)
+        boot = (n_boot, seed, clusters)
+        out[f"{name}_repeats_mean"] = _repeats_mean(per_repeat, matrix, len(samples), *boot)
         if matrix is not None and np.isin(matrix, (0.0, 1.0)).all():
-            out.update(_passes_at(name, matrix, n_boot, seed))
+            out.update(_passes_at(name, matrix, *boot))
         majority = vote.values[name]
         means = f"majority vote of {k} repeats (ties: the earliest); the metric's own CI"
         out[f"{name}_majority"] = replace(majority, detail={**majority.detail, "means": means})
@@ -676,24 +869,41 @@ def repeat_scores(
 
 
 def _sample_cis(
-    columns: np.ndarray, n_boot: int, seed: int
+    columns: np.ndarray, n_boot: int, seed: int, clusters: np.ndarray | None = None
 ) -> tuple[list[tuple[float, float] | None], str | None]:
     """95% percentile-bootstrap CIs of the means of per-sample ``columns`` (samples x outputs),
-    resampling samples (the same resamples for every column); none without a bootstrap."""
+    resampling samples, or whole clusters (the same resamples for every column); none without
+    a bootstrap. A zero-width interval is widened (:func:`widen_zero_width`)."""
     n, m = columns.shape
     if n_boot <= 0 or n < 2:
         return [None] * m, None
     cis = bootstrap_totals_ci(
-        columns, lambda s, w: w @ s, lambda t, size: t / size, n_boot=n_boot, seed=seed
+        columns,
+        lambda s, w: w @ s,
+        lambda t, size: t / size,
+        n_boot=n_boot,
+        seed=seed,
+        clusters=clusters,
     )
-    return list(cis), f"bootstrap({n_boot}) over samples"
+    units = n if clusters is None else len(np.unique(clusters))
+    means = columns.mean(axis=0)
+    out = [widen_zero_width(float(v), ci, units) or ci for v, ci in zip(means, cis, strict=True)]
+    if clusters is not None:
+        return out, CLUSTER_METHOD
+    return out, f"bootstrap({n_boot}) over samples"
 
 
 def _repeats_mean(
-    per_repeat: list[float | None], matrix: np.ndarray | None, n: int, n_boot: int, seed: int
+    per_repeat: list[float | None],
+    matrix: np.ndarray | None,
+    n: int,
+    n_boot: int,
+    seed: int,
+    clusters: np.ndarray | None = None,
 ) -> MetricValue:
     """mean@k: the metric's mean over the k repeats; its CI resamples samples with their k
-    scores together (a sample's mean over its repeats is the resampled unit)."""
+    scores together (a sample's mean over its repeats is the resampled unit; a whole cluster
+    of samples when the task has clusters)."""
     k = len(per_repeat)
     detail: dict[str, Any] = {"means": f"mean@{k}: mean over {k} repeats", "repeats": k}
     detail["per_repeat"] = per_repeat
@@ -703,18 +913,27 @@ def _repeats_mean(
         detail["sd_over_repeats"] = float(np.std(values, ddof=1)) if len(values) > 1 else None
         detail["ci"] = "none (no per-sample scores to cluster)"
         return MetricValue(mean, n, n, detail=detail)
-    (interval,), method = _sample_cis(matrix.mean(axis=1, keepdims=True), n_boot, seed)
-    method = f"{method}, clustered by sample" if method else None
-    return MetricValue(float(matrix.mean()), n, n, interval, method, detail)
+    (interval,), method = _sample_cis(matrix.mean(axis=1, keepdims=True), n_boot, seed, clusters)
+    if method and clusters is None:
+        method = f"{method}, clustered by sample"
+    value = MetricValue(float(matrix.mean()), n, n, interval, method, detail)
+    value.clusters = _cluster_count(clusters) if interval is not None else None
+    return value
 
 
-def _passes_at(name: str, matrix: np.ndarray, n_boot: int, seed: int) -> dict[str, MetricValue]:
+def _cluster_count(clusters: np.ndarray | None) -> int | None:
+    return None if clusters is None else len(np.unique(clusters))
+
+
+def _passes_at(
+    name: str, matrix: np.ndarray, n_boot: int, seed: int, clusters: np.ndarray | None = None
+) -> dict[str, MetricValue]:
     """``<name>_pass@k`` for k = 1..n from 0/1 scores (samples x n repeats): per sample Chen et
     al.'s unbiased estimator with c = the repeats right, averaged over the samples."""
     samples, repeats = matrix.shape
     right = matrix.sum(axis=1).astype(int)
     columns = np.column_stack([pass_at_k(repeats, right, k) for k in range(1, repeats + 1)])
-    cis, method = _sample_cis(columns, n_boot, seed)
+    cis, method = _sample_cis(columns, n_boot, seed, clusters)
     out = {}
     for k in range(1, repeats + 1):
         detail = {
@@ -725,5 +944,9 @@ def _passes_at(name: str, matrix: np.ndarray, n_boot: int, seed: int) -> dict[st
             "repeats": repeats,
         }
         value = float(columns[:, k - 1].mean())
-        out[f"{name}_pass@{k}"] = MetricValue(value, samples, samples, cis[k - 1], method, detail)
+        ci = cis[k - 1]
+        clustered = _cluster_count(clusters) if ci is not None else None
+        out[f"{name}_pass@{k}"] = MetricValue(
+            value, samples, samples, ci, method, detail, clustered
+        )
     return out

@@ -45,6 +45,8 @@ class PromptSpec(_Strict):
     templates: dict[str, str] = Field(default_factory=dict)  # role/part -> template file name
 
 
+CLUSTER_ROOTS = ("id", "input", "gold", "meta")  # the Sample fields a cluster path starts at
+
 GENERATION_KEYS = ("max_tokens", "stop", "temperature", "system")
 
 
@@ -104,6 +106,22 @@ class TaskSpec(_Strict):
     aliases: list[str] = Field(default_factory=list)
     # generation settings for model systems (`model.*` overrides them)
     generation: GenerationSpec | None = None
+    # samples sharing this field (a dotted path into the sample: `meta.release.parent_table_id`,
+    # `gold.0.source_id`) share a source: every interval of the task resamples whole clusters
+    cluster: str | None = None
+
+    @field_validator("cluster")
+    @classmethod
+    def _cluster_path(cls, path: str | None) -> str | None:
+        if path is None:
+            return path
+        parts = path.split(".")
+        if parts[0] not in CLUSTER_ROOTS or not all(parts):
+            raise ValueError(
+                f"cluster {path!r} must be a dotted path starting with one of "
+                f"{', '.join(CLUSTER_ROOTS)} (e.g. meta.release.parent_table_id)"
+            )
+        return path
 
     @field_validator("metrics")
     @classmethod

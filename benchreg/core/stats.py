@@ -1,7 +1,10 @@
 """Confidence intervals and paired tests used by reports and analyses.
 
 - Wilson score interval for a binomial proportion (accuracy, hit rates).
-- Percentile bootstrap over per-sample statistics, resampled in chunks (memory O(chunk x n)).
+- Percentile bootstrap over per-sample statistics, resampled in chunks (memory O(chunk x n));
+  the cluster bootstrap resamples whole clusters of samples (samples sharing a source).
+- A bootstrap interval with no width (scores all at 0 or 1, clusters whose means agree) is
+  replaced by the Wilson interval of the value over the units (:func:`widen_zero_width`).
 - Chen et al.'s unbiased pass@k estimator (repeated answers per sample).
 - Exact McNemar test on discordant pairs (two-sided binomial test with p = 1/2).
 - Wilcoxon signed-rank test (scipy) for paired continuous differences.
@@ -17,15 +20,19 @@ import numpy as np
 Z95 = 1.959963984540054
 
 
-def wilson_ci(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval; (0, 1) when n == 0."""
+def wilson_ci(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval; (0, 1) when n == 0 (``successes`` may be a fractional count:
+    ``p = successes / n``)."""
     if n == 0:
         return (0.0, 1.0)
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # at k = 0 (k = n) the bound is exactly 0 (1): rounding must not leave the value outside
+    lo = 0.0 if p <= 0.0 else max(0.0, centre - half)
+    hi = 1.0 if p >= 1.0 else min(1.0, centre + half)
+    return (lo, hi)
 
 
 RESAMPLE_CELLS = 250_000  # resample-count cells held at once: memory O(n + chunk x n)
@@ -65,6 +72,34 @@ def resample_counts(idx: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(float)
 
 
+def cluster_weights(counts: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """Per-sample weights ``(b, n)`` of a cluster resample: ``counts`` ``(b, clusters)`` says
+    how often each cluster was drawn, ``members[i]`` is sample i's cluster. Each row is scaled
+    to total n: a resample of clusters holds a varying number of samples, and metrics reduce
+    weighted totals with the sample count n (a mean divides by n; ratios are unchanged)."""
+    weights = counts[:, members]
+    return weights * (len(members) / weights.sum(axis=1, keepdims=True))
+
+
+def cluster_ids(keys: Sequence[object]) -> np.ndarray:
+    """Each sample's cluster index (0..clusters-1, in order of first appearance)."""
+    first: dict[object, int] = {}
+    return np.asarray([first.setdefault(key, len(first)) for key in keys], dtype=np.int64)
+
+
+def resampled_weights(
+    n: int, n_boot: int, seed: int, clusters: np.ndarray | None = None
+) -> Iterator[np.ndarray]:
+    """Resample weights ``(chunk, n)``: of samples, or of whole clusters (``clusters[i]``:
+    sample i's cluster index) when given."""
+    if clusters is None:
+        yield from resample_weights(n, n_boot, seed)
+        return
+    count = int(clusters.max()) + 1 if len(clusters) else 0
+    for idx in resample_indices(count, n_boot, seed):
+        yield cluster_weights(resample_counts(idx, count), clusters)
+
+
 def bootstrap_totals_ci(
     stats: np.ndarray,
     totals: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -72,17 +107,19 @@ def bootstrap_totals_ci(
     *,
     n_boot: int = 1000,
     seed: int = 0,
+    clusters: np.ndarray | None = None,
 ) -> list[tuple[float, float]]:
     """Percentile bootstrap CIs of ``reduce(totals(stats, weights), n)``, one per output.
 
     ``stats`` holds one row of per-sample statistics per sample; ``totals`` gives the weighted
-    column totals of a resample, ``reduce`` turns totals into the metric's values.
+    column totals of a resample, ``reduce`` turns totals into the metric's values. With
+    ``clusters`` (sample i's cluster index) whole clusters are resampled.
     """
     n = len(stats)
     values = np.concatenate(
         [
             np.atleast_2d(reduce(totals(stats, weights), n).reshape(len(weights), -1))
-            for weights in resample_weights(n, n_boot, seed)
+            for weights in resampled_weights(n, n_boot, seed, clusters)
         ]
     )
     lo, hi = np.percentile(values, [2.5, 97.5], axis=0)
@@ -90,15 +127,41 @@ def bootstrap_totals_ci(
 
 
 def bootstrap_mean_ci(
-    values: Sequence[float], n_boot: int = 2000, seed: int = 0
+    values: Sequence[float],
+    n_boot: int = 2000,
+    seed: int = 0,
+    clusters: np.ndarray | None = None,
 ) -> tuple[float, float]:
-    """Percentile bootstrap CI of the mean."""
+    """Percentile bootstrap CI of the mean (of whole clusters' samples, with ``clusters``)."""
     arr = np.asarray(values, dtype=float).reshape(-1, 1)
     if arr.size == 0:
         return (float("nan"), float("nan"))
     return bootstrap_totals_ci(
-        arr, lambda s, w: w @ s, lambda t, n: t / n, n_boot=n_boot, seed=seed
+        arr, lambda s, w: w @ s, lambda t, n: t / n, n_boot=n_boot, seed=seed, clusters=clusters
     )[0]
+
+
+ZERO_WIDTH = 1e-12  # an interval no wider than this has no width
+
+
+def widen_zero_width(
+    value: float | None, ci: tuple[float, float] | None, units: int
+) -> tuple[float, float] | None:
+    """The Wilson interval of ``value`` as a proportion of ``units``, for a value in [0, 1]
+    whose bootstrap interval has no width; None when the interval has width.
+
+    A zero-width interval claims certainty that n units cannot give: it comes from scores that
+    all sit at 0 or 1 (every resample gives the bound), or from clusters whose means all agree.
+    A score in [0, 1] with mean p varies at most as a 0/1 score does (variance <= p(1 - p)), so
+    the Wilson interval of p over the units is an honest, if cautious, interval of the mean; at
+    the bound it is that of the share of units there (k = n of n, or 0 of n). ``units`` are
+    samples, or clusters when whole clusters were resampled."""
+    # a width within rounding of 0 is none (percentiles of equal ratios may differ in the last bit)
+    if value is None or ci is None or units <= 0 or ci[1] - ci[0] > ZERO_WIDTH:
+        return None
+    if not -1e-9 <= value <= 1.0 + 1e-9:  # a mean of [0, 1] scores, to rounding
+        return None
+    return wilson_ci(min(max(value, 0.0), 1.0) * units, units)
 
 
 def pass_at_k(n: int, correct: Sequence[int] | np.ndarray, k: int) -> np.ndarray:

@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchreg.core.floors import floor_lines
+
 INCOMPLETE = "incomplete"
 NOT_OK_STATES = (INCOMPLETE, "failed", "unfinished", "not started")
 SUMMARY_COLUMNS = (
@@ -172,21 +174,35 @@ def run_table(record: Mapping[str, Any], *, answered: bool = False) -> str:
             lines.append("  ".join("-" * w for w in widths))
     statuses = ", ".join(f"{k}={v}" for k, v in record.get("statuses", {}).items() if v)
     counts = ", ".join(f"{k}={v}" for k, v in record.get("counts", {}).items())
+    lines += floor_lines(record)
     lines.append(f"statuses: {statuses}")
     if counts:
         lines.append(f"counts: {counts}")
     lines.append("(* primary metric)" + (f"; {ND_SHORT}" if answered else ""))
+    clusters = {m.get("clusters") for m in metrics.values() if m.get("clusters") is not None}
+    if clusters:  # intervals that resampled whole clusters (the task's `cluster`), not samples
+        numbers = "/".join(str(c) for c in sorted(clusters))
+        lines.append(f"95% CIs: cluster bootstrap over {numbers} clusters")
     if is_incomplete(record):
         lines.append(f"INCOMPLETE: {incomplete_reason(record)}; these numbers are not a result")
     return "\n".join(lines)
 
 
 def gate_text(detail: Mapping[str, Any]) -> str:
-    """`>= 0.9 pass` / `>= 0.9 FAIL` / `>= 0.9 n/a` (no entry to judge), or empty."""
+    """`>= 0.9 pass` / `>= 0.9 FAIL` / `>= 0.9 inconclusive` (the 95% CI spans the gate) /
+    `>= 0.9 n/a` (no entry to judge), or empty."""
     if "gate" not in detail:
         return ""
-    verdict = {True: "pass", False: "FAIL"}.get(detail.get("pass"), "n/a")
-    return f"{detail['gate']} {verdict}"
+    return f"{detail['gate']} {gate_verdict(detail)}"
+
+
+def gate_verdict(detail: Mapping[str, Any]) -> str:
+    """A gate's verdict as shown: pass, FAIL, inconclusive or n/a (a record written before
+    verdicts were judged on the interval has only `pass`)."""
+    verdict = detail.get("verdict")
+    if verdict in ("pass", "fail", "inconclusive", "n/a"):
+        return "FAIL" if verdict == "fail" else str(verdict)
+    return {True: "pass", False: "FAIL"}.get(detail.get("pass"), "n/a")
 
 
 def summary_row(

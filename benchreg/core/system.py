@@ -88,6 +88,9 @@ class System(Protocol):
 AnswerSink = Callable[[Prediction], None]
 
 
+BUDGET_CAUSE = "budget reached"  # the detail's cause of a request a spent budget left unasked
+
+
 class BudgetReached(BenchregError):
     """The run's token or cost budget is spent: the run stops (every answer so far journaled),
     and the same command with a larger budget goes on from there."""
@@ -172,7 +175,7 @@ class Budget:
         reason = self.spent()
         if reason is not None:
             raise BudgetReached(
-                f"budget reached: {reason} spent ({self.prompt_tokens:,} prompt + "
+                f"{BUDGET_CAUSE}: {reason} spent ({self.prompt_tokens:,} prompt + "
                 f"{self.completion_tokens:,} completion tokens"
                 + (f", cost {self.cost:.4f}" if self.cost is not None else "")
                 + "); the run stopped with every answer so far journaled",

@@ -31,11 +31,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchreg.core.errors import BenchregError
 from benchreg.core.types import Choices
 from benchreg.systems.completion import Completion, Failure
 
 MIN_BRANCH = 1e-3  # a white-space or leading-digit branch less likely than this is not followed
 MAX_REQUESTS = 8
+# A log-probability is at most 0 and the alternatives at one position sum to at most 1; these
+# leave room for a server's float rounding (float16 logits), nothing more: a value past them
+# (11.5 of "probability" normalised into plausible option probabilities) is a broken answer
+LOGPROB_ROUNDING = 1e-6
+POSITION_MASS_ROUNDING = 1e-3
+BAD_LOGPROBS = "invalid log-probabilities"  # the failure's cause (its detail up to the colon)
 _DIGITS = re.compile(r"\d+")
 
 Ask = Callable[[str], Awaitable[Completion | Failure]]
@@ -90,6 +97,8 @@ async def score_options(ask: Ask, prompt: str, choices: Choices) -> OptionScores
         if not answer.logprobs or not answer.logprobs[0]:
             raise NoLogprobs("the answer holds no log-probabilities (choices[0].logprobs)")
         alternatives = answer.logprobs[0]
+        if (bad := bad_logprobs(alternatives)) is not None:
+            return Failure(f"{BAD_LOGPROBS}: {bad}", attempts, latency)
         lowest = node.logprob + min(alternatives.values())
         for i, text in enumerate(texts):
             if _possible(node, text):
@@ -105,6 +114,35 @@ async def score_options(ask: Ask, prompt: str, choices: Choices) -> OptionScores
     total = sum(found)
     probs = [p / total for p in found] if total > 0 else []  # [] : no option at all
     return OptionScores(probs, mass, requests, bounded, usage, latency, attempts)
+
+
+def bad_logprobs(alternatives: dict[str, float]) -> str | None:
+    """Why a server's next-token alternatives are no probability distribution: a NaN, an
+    infinite or a positive log-probability, or alternatives summing to more than 1 (None: they
+    are one). Such an answer is a server error for its sample, never scored. The reason avoids
+    the word the run-stopping "no log-probabilities" check looks for."""
+    for token, logprob in alternatives.items():
+        if math.isnan(logprob) or math.isinf(logprob) or logprob > LOGPROB_ROUNDING:
+            return f"token {token[:20]!r} has log-probability {logprob!r} (must be finite, <= 0)"
+    total = math.fsum(math.exp(logprob) for logprob in alternatives.values())
+    if total > 1.0 + POSITION_MASS_ROUNDING:
+        return f"the {len(alternatives)} alternatives at one position sum to {total:.4g} (> 1)"
+    return None
+
+
+def invalid_logprobs(endpoint: str, alternatives: dict[str, float]) -> BenchregError | None:
+    """The endpoint check's one line for a server whose probe answer is no distribution (every
+    sample would fail the same way); None when it is one."""
+    bad = bad_logprobs(alternatives)
+    if bad is None:
+        return None
+    return BenchregError(
+        f"the server at {endpoint} sends {BAD_LOGPROBS}, which model.scoring=logprobs cannot "
+        f"score: {bad}",
+        fix="check the server (each must be finite and at most 0, together at most 1), or set "
+        "model.scoring=text (model.preflight=false skips this check: each such answer is then "
+        "a failed request)",
+    )
 
 
 def _possible(node: _Node, text: str) -> bool:

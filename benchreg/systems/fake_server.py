@@ -182,6 +182,14 @@ class FakeChatServer:
     # (a new reply: llama-cpp-python), or "refuse" it (HTTP 400, an API without the field)
     prefill: str = "continue"
     logprob_answers: list[dict[str, Any]] = field(default_factory=list)  # chat: what it sent
+    # a broken server: every `bad_logprob_every`-th answer with log-probabilities (chat or text)
+    # gives its likeliest alternative this log-probability (NaN and infinities are sent as the
+    # literals Python's json writes: NaN, Infinity)
+    bad_logprob: float | None = None
+    bad_logprob_every: int = 1
+    # alternatives left out of every answer with log-probabilities (an option's digit missing
+    # from `top_logprobs`, as when top_logprobs is small)
+    hide_tokens: Sequence[str] = ()
     # answer time latency_s + latency_spread_s * u**8, u in [0, 1) from the prompt and the seed:
     # most answers fast, a few long (as with reasoning models), the same for every client
     latency_spread_s: float = 0.0
@@ -508,7 +516,7 @@ class FakeChatServer:
             return True
         asked = bool(request.get("continue_final_message"))
         prompt = chat_prompt(request.get("messages") or [], self.prefill if asked else "ignore")
-        top = fake_next_tokens(prompt)
+        top = self._listed(fake_next_tokens(prompt))
         shown = sorted(top.items(), key=lambda kv: -kv[1])[: int(request.get("top_logprobs") or 1)]
         self.logprob_answers.append({"messages": request.get("messages"), "top": dict(shown)})
         token, logprob = shown[0]
@@ -560,7 +568,7 @@ class FakeChatServer:
         want = request.get("logprobs")
         logprobs = None
         if want and self.logprobs:
-            top = fake_next_tokens(prompt)
+            top = self._listed(fake_next_tokens(prompt))
             shown = dict(sorted(top.items(), key=lambda kv: -kv[1])[: int(want)])
             first = next(iter(shown))
             logprobs = {
@@ -580,6 +588,22 @@ class FakeChatServer:
         }
         choice = {"index": 0, "text": text, "logprobs": logprobs, "finish_reason": "length"}
         await self._send(writer, 200, self._envelope(request, "text_completion", choice, usage))
+
+    def _listed(self, top: dict[str, float]) -> dict[str, float]:
+        """The alternatives an answer lists: ``hide_tokens`` left out, and every
+        ``bad_logprob_every``-th answer's likeliest one given ``bad_logprob``."""
+        top = {t: lp for t, lp in top.items() if t not in self.hide_tokens}
+        self.counts["logprob_answers"] += 1
+        if (
+            self.bad_logprob is not None
+            and self.counts["logprob_answers"] % max(1, self.bad_logprob_every) == 0
+        ):
+            likeliest = max(top, key=top.__getitem__)
+            self.counts["bad_logprobs"] += 1
+            # first in the listing (NaN never sorts): the answer's own token
+            top = {likeliest: self.bad_logprob, **{t: v for t, v in top.items() if t != likeliest}}
+            return top
+        return top
 
     async def _fault(self, fault: str, writer: asyncio.StreamWriter) -> bool:
         if fault == "429":

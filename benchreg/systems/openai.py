@@ -726,6 +726,10 @@ def completion_metadata(answer: Completion) -> dict[str, Any]:
     if answer.option_probs is not None:
         meta["option_probs"] = answer.option_probs
         meta["option_mass"] = answer.option_mass
+        # beside the probabilities (also of a cached answer): the run counts them
+        bounded = (answer.server_timings or {}).get("options_bounded")
+        if isinstance(bounded, int):
+            meta["options_bounded"] = bounded
     return meta
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from loguru import logger
 
 from benchreg.core.errors import BenchregError
+from benchreg.systems.choices import invalid_logprobs
 from benchreg.systems.completion import Completion, Failure
 
 if TYPE_CHECKING:
@@ -219,6 +220,8 @@ def check_probe(
         raise no_chat_logprobs(
             endpoint, f"its answer has no choices[0].logprobs.content[0].top_logprobs ({hint})"
         )
+    if (invalid := invalid_logprobs(endpoint, alternatives)) is not None:
+        raise invalid  # NaN or positive values would make the verdict below meaningless
     continued, reopened = prompt_tokens(data), prompt_tokens(closed)
     if continued is not None and reopened is not None and continued >= reopened:
         raise no_prefill(

@@ -26,6 +26,7 @@ import httpx
 from benchreg.core.errors import BenchregError
 from benchreg.core.provenance import REDACTED, redact_text
 from benchreg.systems.chat_config import ChatConfig
+from benchreg.systems.choices import invalid_logprobs
 from benchreg.systems.retry import parse_retry_after, retryable_status
 
 CHECK_TIMEOUT_S = 10.0
@@ -222,6 +223,9 @@ class EndpointCheck:
                 f"answer has no choices[0].logprobs.top_logprobs: {answer.text[:80]!r})",
                 fix=fix,
             )
+        numbers = {str(t): float(v) for t, v in listed.items() if isinstance(v, int | float)}
+        if (invalid := invalid_logprobs(self.endpoint, numbers)) is not None:
+            raise invalid
 
     # --- the two requests ----------------------------------------------------------------------
 

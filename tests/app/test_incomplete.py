@@ -126,3 +126,33 @@ def test_accept_errors_scores_failed_requests_as_wrong_and_says_so(
     record = json.loads((run_dir / "metrics.json").read_text())
     assert record["complete"] is True and record["errors_accepted"] == 3
     assert "scored as wrong answers" in accepted.stderr
+
+
+def test_failed_later_repeats_make_the_cli_exit_2_and_the_rerun_asks_only_them(
+    cli: Any, server: DyingServer, tmp_path: Path
+) -> None:
+    # repeat 0 answered whole, repeat 1 fails from its second request on: the run is no result
+    server.alive_for = LIMIT + 1
+    args = [
+        "task=molp2s/gap",
+        "model=openai",
+        f"model.base_url={server.base_url}",
+        "model.model=fake",
+        f"run.limit={LIMIT}",
+        "run.repeats=3",
+        "run.bootstrap=0",
+        f"run.cache_dir={tmp_path / 'cache'}",
+        f"hydra.run.dir={tmp_path / 'run'}",
+        *FAST,
+    ]
+    refused = cli(*args)
+    failed = 3 * LIMIT - (LIMIT + 1)
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    assert f"incomplete: {failed} of {3 * LIMIT} requests failed" in refused.stderr
+    record = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert record["complete"] is False and record["statuses"].get("error", 0) == 0
+    server.alive_for = None
+    answered = server.counts["answered"]
+    again = cli(*args)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert server.counts["answered"] - answered == failed

@@ -72,23 +72,28 @@ def test_probability_metrics_by_hand() -> None:
         _pred([0.7, 0.2, 0.1]),
         _pred([0.5, 0.25, 0.25]),
         _pred([0.2, 0.3, 0.5]),
-        Prediction("3", status=Status.ERROR),  # no probabilities: left out
+        # no probabilities: scored as the worst wrong answer (issue 37, invalid never beats
+        # wrong): all mass on a wrong option
+        Prediction("3", status=Status.ERROR),
     ]
     scores = probability_scores(samples, preds, n_boot=0)
-    losses = [-math.log(0.7), -math.log(0.25), -math.log(0.8)]
+    losses = [-math.log(0.7), -math.log(0.25), -math.log(0.8), -math.log(1e-12)]
     assert scores["log_loss"].value == pytest.approx(np.mean(losses))
-    assert scores["log_loss"].n == 3 and scores["log_loss"].denominator == 4
+    assert scores["log_loss"].n == 4 and scores["log_loss"].denominator == 4
+    assert scores["log_loss"].detail["scored_as_worst"] == 1
     briers = [
         0.3**2 + 0.2**2 + 0.1**2,
         0.5**2 + 0.75**2 + 0.25**2,
         0.2**2 + 0.2**2 + 0.0**2,  # ties: target 1/2 on each correct option
+        1.0 + 1.0,  # all mass on a wrong option
     ]
     assert scores["brier"].value == pytest.approx(np.mean(briers))
-    # top choices: 0.7 right, 0.5 wrong, 0.5 right -> bins (0.6, 0.7] and (0.4, 0.5]
+    # top choices: 0.7 right, 0.5 wrong, 0.5 right, 1.0 wrong -> bins (0.6, 0.7], (0.4, 0.5]
+    # and (0.9, 1.0]
     ece = scores["ece"]
-    assert ece.value == pytest.approx(1 / 3 * abs(1 - 0.7) + 2 / 3 * abs(0.5 - 0.5))
+    assert ece.value == pytest.approx(0.25 * abs(1 - 0.7) + 0.5 * abs(0.5 - 0.5) + 0.25 * 1.0)
     filled = [b for b in ece.detail["reliability"] if b["n"]]
-    assert [(b["lo"], b["n"]) for b in filled] == [(0.4, 2), (0.6, 1)]
+    assert [(b["lo"], b["n"]) for b in filled] == [(0.4, 2), (0.6, 1), (0.9, 1)]
     assert probability_scores(samples, [Prediction(s.id) for s in samples]) == {}
 
 

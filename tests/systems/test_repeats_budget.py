@@ -5,6 +5,7 @@ a run stops cleanly, resumes, and reports tokens and cost."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -69,11 +70,18 @@ def test_a_token_budget_stops_the_run_and_a_larger_one_resumes_it(
     server = fake_server()
     cfg = chat_cfg(server.base_url, concurrency=1)
     folder = tmp_path / "run"
-    with pytest.raises(BudgetReached, match=r"budget reached: .* of run\.max_tokens_total=2,000"):
-        _evaluate(cfg, folder, max_tokens_total=2000)
+    stopped = _evaluate(cfg, folder, max_tokens_total=2000).record
     journaled = (folder / "journal.jsonl").read_text().splitlines()
     asked = server.chat_requests
     assert 0 < len(journaled) == asked < 16  # stopped, every answer so far kept
+    # written, and no result: the requests not asked are failed ones, even under accept_errors
+    assert stopped["complete"] is False
+    incomplete = stopped["incomplete"]
+    assert incomplete["by_cause"] == {"budget reached": 16 - asked}
+    assert re.match(r"budget reached: .* of run\.max_tokens_total=2,000", incomplete["stopped"])
+    assert "raise the budget" in incomplete["resume"]
+    again = _evaluate(cfg, folder, max_tokens_total=2000, accept_errors=True).record
+    assert again["complete"] is False and server.chat_requests == asked
     evaluation = _evaluate(cfg, folder, max_tokens_total=10**6)
     assert server.chat_requests == 16  # only the rest was asked
     budget = evaluation.record["system"]["stats"]["budget"]
@@ -89,7 +97,9 @@ def test_prices_give_a_cost_and_a_cost_limit(fake_server, tmp_path: Path) -> Non
     expected = (budget["prompt_tokens"] * 1000 + budget["completion_tokens"] * 2000) / 1e6
     assert budget["cost"] == pytest.approx(expected) and budget["cost"] > 0
     with pytest.raises(BudgetReached, match=r"a cost of .* of run\.max_cost=0\.5"):
-        _evaluate(cfg, tmp_path / "b", max_cost=0.5, **prices)
+        _evaluate(cfg, None, max_cost=0.5, **prices)  # no run folder: the stop itself
+    stopped = _evaluate(cfg, tmp_path / "b", max_cost=0.5, **prices).record
+    assert stopped["complete"] is False and "run.max_cost=0.5" in stopped["incomplete"]["stopped"]
 
 
 def test_a_cost_limit_without_prices_is_refused() -> None:

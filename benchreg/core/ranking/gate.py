@@ -1,4 +1,8 @@
-"""A gate: a pass/fail threshold on a metric value, written ``">= 0.90"`` or ``"<= 0.10"``."""
+"""A gate: a threshold on a metric value, written ``">= 0.90"`` or ``"<= 0.10"``.
+
+Judged on the value's 95% interval, not the value alone (a value of 1.0 on 9 entries does not
+show a rate of at least 0.90): "pass" when the whole interval clears the gate (the lower bound of
+``>= t``, the upper bound of ``<= t``), "fail" when none of it does, else "inconclusive"."""
 
 from __future__ import annotations
 
@@ -42,5 +46,27 @@ class Gate:
         return f"{self.op} {self.threshold:g}"
 
     def report(self, value: float) -> dict[str, Any]:
-        """What goes beside the value in metrics.json: the gate and whether it passes."""
+        """What goes beside the value in metrics.json before its interval is known: the gate
+        and whether the value alone clears it (:meth:`verdict` replaces it)."""
         return {"gate": str(self), "pass": self.passes(value)}
+
+    def verdict(self, value: float | None, ci: tuple[float, float] | None) -> dict[str, Any]:
+        """The gate judged on the interval: ``verdict`` pass / fail / inconclusive (``pass``
+        True / False / None), or "n/a" with no value. Without an interval (``ci: none``, no
+        bootstrap) the value alone is judged, and ``judged_on`` says so."""
+        out: dict[str, Any] = {"gate": str(self)}
+        if value is None:
+            return {**out, "pass": None, "verdict": "n/a", "judged_on": "no value"}
+        lo, hi = ci if ci is not None else (value, value)
+        # the bound least favourable to the gate must clear it; the most favourable one must
+        # clear it for anything but a fail
+        worst, best = (lo, hi) if self.op in (">=", ">") else (hi, lo)
+        verdict = "inconclusive"
+        if self.passes(worst):
+            verdict = "pass"
+        elif not self.passes(best):
+            verdict = "fail"
+        out["pass"] = {"pass": True, "fail": False}.get(verdict)
+        out["verdict"] = verdict
+        out["judged_on"] = "95% CI" if ci is not None else "value (no interval)"
+        return out

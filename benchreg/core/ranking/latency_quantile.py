@@ -55,6 +55,8 @@ def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> np.n
 
 @registry.metrics.register("latency_quantile")
 class LatencyQuantile(Metric):
+    unit_range = False  # seconds: 0 and 1 are no bounds
+
     def __init__(self, q: float = 0.5, gate: str | None = None) -> None:
         if not 0.0 <= float(q) <= 1.0:
             raise ValueError(f"q must lie in [0, 1], got {q}")

@@ -9,12 +9,14 @@
 - `cblue_report_rouge` (IMCS-V2-MRG): stats = per-sample sums of section ROUGE F and the number of
   (sample, gold section) pairs -> mean over pairs.
 
-A prediction that is missing, invalid or failed is scored as wrong, never as the task's empty
-answer (which can earn credit: `""` counts as the first official label, an empty reply or report
-section as `无 。`): extraction as no items (its gold items are false negatives), classification as
-no label (the sample counts in its gold class's support and is predicted in no class, so it adds
-no class either), MedDG and IMCS-V2-MRG as ROUGE 0 (for every gold section). An ok answer is scored
-as given, an empty one with the official empty semantics; an out-of-range label is scored as given.
+A prediction that is missing, invalid or failed is scored as a wrong answer that matches nothing
+(issue 37: invalid never beats wrong), never as the task's empty answer (which can earn credit:
+`""` counts as the first official label, an empty reply or report section as `无 。`): extraction
+as one predicted item that matches no gold item (a false positive; its gold items are false
+negatives), classification as a wrong label outside the labels (official.invalid_label: a number
+or bool is the class its text names, as the official scorer reads it; anything else a class of
+its own), MedDG and IMCS-V2-MRG as ROUGE 0 (for every gold section). An ok answer is scored as
+given, an empty one with the official empty semantics; an out-of-range label is scored as given.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import numpy as np
 
 from benchreg.core import registry
 from benchreg.core.errors import BenchregError
-from benchreg.core.metric import SCORED_AS_GIVEN, MeanMetric, Metric, scored_answer
+from benchreg.core.metric import SCORED_AS_GIVEN, MeanMetric, Metric
 from benchreg.core.types import Prediction, Sample
 from benchreg.families.cblue import official
 from benchreg.families.cblue.answer import off_schema_items
@@ -34,7 +36,8 @@ from benchreg.families.cblue.catalogue import task_of_sample
 
 PRF = ("precision", "recall", "f1")
 ROUGE = ("rouge1", "rouge2", "rougeL")
-NO_LABEL = -1  # the predicted "class" of a prediction that is not scored as given: no class
+NO_LABEL = -1  # no class (a miss in the per-class hit counts)
+UNMATCHED_ITEM = 1  # false positives of an answer not scored as given: one item matching nothing
 NO_ROUGE = (0.0, 0.0, 0.0)
 
 
@@ -53,7 +56,9 @@ class MicroPRF(Metric):
 
     def stats(self, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> np.ndarray:
         rows = [
-            official.overlap(s.gold, scored_answer(p, []))
+            official.overlap(s.gold, p.answer)
+            if p.status in SCORED_AS_GIVEN
+            else (0, UNMATCHED_ITEM, len(official.item_set(s.gold)))
             for s, p in zip(samples, predictions, strict=True)
         ]
         return np.asarray(rows, dtype=float).reshape(len(rows), 3)
@@ -76,7 +81,7 @@ class LabelPRF(Metric):
     scikit-learn's classification_report, zero_division=0); `""` counts as the task's first
     official label. Statistics are label ids; the vocabulary lives on the instance, so ids stay
     stable across the chunks the core scores in. A prediction not scored as given (missing,
-    invalid, error) has the predicted id NO_LABEL: a miss of its gold class, in no class."""
+    invalid, error) is a wrong label outside the labels (official.invalid_label)."""
 
     def __init__(self, *, average: str) -> None:
         if average not in ("macro", "weighted"):
@@ -85,13 +90,13 @@ class LabelPRF(Metric):
                 fix="use average: macro or average: weighted",
             )
         self.average = average
-        self.vocabulary: dict[str, int] = {}
+        self.vocabulary: dict[str | official.OwnClass, int] = {}
 
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(f"macro-{n}" for n in PRF) if self.average == "macro" else PRF
 
-    def _id(self, label: str) -> int:
+    def _id(self, label: str | official.OwnClass) -> int:
         return self.vocabulary.setdefault(label, len(self.vocabulary))
 
     def stats(self, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> np.ndarray:
@@ -100,7 +105,7 @@ class LabelPRF(Metric):
         for sample, pred in zip(samples, predictions, strict=True):
             gold = self._id(sample.gold)
             if pred.status not in SCORED_AS_GIVEN:
-                rows.append((gold, NO_LABEL))
+                rows.append((gold, self._id(official.invalid_label(pred.answer, sample.id))))
                 continue
             task = sample.input.get("task_dataset")
             empty = empty_labels.get(task)

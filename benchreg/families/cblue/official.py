@@ -96,6 +96,24 @@ def effective_label(label: str, empty_label: str) -> str:
     return empty_label if label == "" else label
 
 
+class OwnClass(NamedTuple):
+    """The class of an answer that names no label: its sample's own, shared with no answer."""
+
+    sample_id: str
+
+
+def invalid_label(answer: Any, sample_id: str) -> str | OwnClass:
+    """The class an answer that is not a label string is scored in (status invalid, missing or
+    error). A JSON number or bool is the label its text names (`3` -> "3", `true` -> "True"): the
+    official scorer hands the predictions to scikit-learn as a list that numpy turns into
+    strings, so such an answer is one more wrong class, as a string outside the labels is. On
+    anything else (null, a list, an object, no answer at all) the official scorer aborts; it is
+    a class of its own (one per sample), the worst a wrong label outside the labels can do."""
+    if isinstance(answer, bool | int | float):
+        return str(answer)
+    return OwnClass(sample_id)
+
+
 # --- generation -------------------------------------------------------------------------------
 
 

@@ -6,7 +6,9 @@ Components: loader `retrieval` (loader.py, records.py, manifest.py), answer sche
 `retrieval_run` (predictions.py: JSON Lines or TREC run + atoms), resolver `retrieval_regions`
 (resolver.py, overlap.py), counter `retrieval` (metrics.py; the metrics are the core's ranking
 metrics, benchreg.core.ranking), prompt renderer `retrieval` (prompts.py), baseline `bm25`
-(baseline.py, bm25.py, chunkers.py, corpus.py), analysis `retrieval_modalities` (analysis.py),
+(baseline.py, bm25.py, chunkers.py, corpus.py), the position-only floors beside every score
+(floors.py, registered in `benchreg.core.floors.floor_makers`), analysis
+`retrieval_modalities` (analysis.py),
 validator `retrieval_sets` (validators.py, regions.py, times.py, annotations.py: the registry
 of gold annotations); importers of the third-party sources (importers/, registered in
 `registry.importers`, imported with the other component modules); the atoms and queries export

@@ -21,6 +21,7 @@ from benchreg.core.ranking.mrr import reciprocal_rank
 from benchreg.core.ranking.ndcg_at_k import ndcg_at
 from benchreg.core.ranking.recall_at_k import recall_at
 from benchreg.core.ranking.resolution import ResolvedRanking
+from benchreg.core.summary import gate_verdict
 from benchreg.families.retrieval.resolver import FOREIGN, FUTURE
 
 Row = dict[str, Any]
@@ -35,8 +36,7 @@ def _cell(metric: dict[str, Any]) -> str:
     if ci and None not in ci:
         text += f" [{ci[0]:.4f}, {ci[1]:.4f}]"
     if "gate" in detail:
-        verdict = {True: "pass", False: "FAIL", None: "n/a"}[detail.get("pass")]
-        text += f" {verdict} {detail['gate']}"
+        text += f" {gate_verdict(detail)} {detail['gate']}"
         if detail.get("data"):
             text += f" ({detail['data']})"
     return text

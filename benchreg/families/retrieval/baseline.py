@@ -11,6 +11,12 @@ or before `as_of`, or of unknown time);
 `honour_scope` (true: a query about one item, `scope.session`, is answered from that source's
 atoms alone, with an index of its own: the literature's within-document / within-screen /
 within-commit setting). With the filters off the temporal and holder metrics show the leaks.
+`full_ranking` (default: true for ui_screenshot only): after the atoms sharing a term with the
+question, the other visible atoms follow in corpus order with score 0, up to `k`. A screen's
+elements are a few words each (many none: icons, images), so BM25 alone returned about 1.45
+of a screen's elements per UIBert query and ranked nothing else; a grounding answer must rank
+the whole screen. Not applied while abstention is on (`min_relevance` > 0): an entry left
+without results abstains, which is what false recall measures.
 
 An atom hidden from an entry (corpus `hidden_for`: a COCO caption is its own entry's question)
 is never returned for it. A modality whose corpus yields no atom at all (no source has a text
@@ -147,6 +153,7 @@ def make_bm25(
     honour_scope: bool = True,
     size: int | None = None,
     stride: int | None = None,
+    full_ranking: bool | None = None,
 ) -> Callable[[Sample], Prediction]:
     manifest = read_manifest(ctx.data_root)
     modality = str(ctx.task.loader.params.get("modality"))
@@ -155,6 +162,8 @@ def make_bm25(
         raise _no_corpus(ctx, modality, store)
     relevance = _min_relevance(ctx.samples, chunker, min_relevance)
     index_for = _indexes(ctx, modality, store, honour_scope)
+    fill = (modality == "ui_screenshot" if full_ranking is None else bool(full_ranking))
+    fill = fill and relevance <= 0.0
 
     def answer(sample: Sample) -> Prediction:
         tic = time.perf_counter()
@@ -163,6 +172,8 @@ def make_bm25(
         visible = scoped.visible(sample, filter_holder, filter_as_of)
         question = str(sample.input["question"])
         found = scoped.index.search(question, int(k), visible, float(min_score), relevance)
+        if fill:
+            found = _filled(found, visible, int(k))
         results = _results(scoped.atoms, found)
         latency = time.perf_counter() - tic
         return Prediction(
@@ -214,6 +225,15 @@ def _indexes(
         for scope in dict.fromkeys(s.meta.get("session") for s in ctx.samples):
             index_for(scope)
     return index_for
+
+
+def _filled(
+    found: list[tuple[int, float]], visible: np.ndarray, k: int
+) -> list[tuple[int, float]]:
+    """``found`` followed by the other visible atoms in corpus order, score 0, up to ``k``."""
+    taken = {i for i, _ in found}
+    rest = (int(i) for i in np.flatnonzero(visible) if int(i) not in taken)
+    return found + [(i, 0.0) for i, _ in zip(rest, range(k - len(found)), strict=False)]
 
 
 def _results(atoms: Sequence[Atom], found: Sequence[tuple[int, float]]) -> list[dict[str, Any]]:

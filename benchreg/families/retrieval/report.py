@@ -1,7 +1,8 @@
 """Retrieval's part of a sweep report: the gate table per modality (the headline) and every gated
 metric per modality against its gate (the figure), read from the jobs' metrics.json records
 only (each gated metric's `detail.gate` / `detail.pass`, its n and denominator, and the sha256 of
-the set and manifest files the run read)."""
+the set and manifest files the run read), with the floors of the same metric beside each system's
+value (the job's `floor`: rankings that read no text, floors.py) and the lift over them."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 from benchreg.core import registry
 from benchreg.core.reporting import Cell, Headline, ReportInput, ReportPart
 from benchreg.core.reporting import Figure as ReportFigure
-from benchreg.core.summary import ND_NOTE, support
+from benchreg.core.summary import ND_NOTE, gate_verdict, support
 
 SHA_SHOWN = 12  # hex digits of a sha256 shown in the table (the full value is in metrics.json)
 NBSP = "\u00a0"  # keeps a CI on one line when a narrow terminal wraps the cell
@@ -58,11 +59,13 @@ def _value(metric: Mapping[str, Any]) -> str:
 
 
 def _verdict(detail: Mapping[str, Any]) -> Cell:
-    passed = detail.get("pass")
-    if passed is True:
+    verdict = gate_verdict(detail)
+    if verdict == "pass":
         return Cell("pass", "pass")
-    if passed is False:
+    if verdict == "FAIL":
         return Cell("FAIL", "fail")
+    if verdict == "inconclusive":  # the 95% CI spans the gate
+        return Cell("inconclusive")
     return Cell("n/a (nothing to judge)")
 
 
@@ -92,12 +95,15 @@ def headline(data: ReportInput) -> Headline | None:
         "gate",
         "verdict",
         "sha256 read",
+        "floor (first 10 / random)",
+        "lift over floor",
     ]
     footnotes = [
         "A `>=` gate must be reached, a `<=` gate must not be exceeded; n/a: no entry to judge "
         "(an empty denominator).",
         ND_NOTE + " A metric over part of a set (answerable or unanswerable entries) has that part "
         "as its denominator.",
+        FLOOR_NOTE,
         f"sha256: the first {SHA_SHOWN} hex digits of the set and manifest files the run read "
         "(in full under sha256.data in each job's metrics.json).",
         *sorted(f"Data: {note}." for note in notes),
@@ -138,9 +144,39 @@ def _gate_rows(record: Mapping[str, Any], several: bool, notes: set[str]) -> lis
                 str(detail.get("gate")),
                 _verdict(detail),
                 files,
+                *_floor_cells(record, name, metric),
             ]
         )
     return rows
+
+
+FLOOR_NOTE = (
+    "Floor: the same metric of rankings that read no text, on the same entries (metrics.json "
+    "`floor`): the first 10 units of each in-scope source (video: 10 equal windows of the clip) "
+    "/ a seeded random order. Lift: the value minus the higher floor (for a `<=` gate, the "
+    "lower floor minus the value); a retriever that does not lift the score over the floor has "
+    "learnt where gold sits, not what it says."
+)
+
+
+def _floor_cells(record: Mapping[str, Any], name: str, metric: Mapping[str, Any]) -> list[str]:
+    """The floors' values of metric ``name`` and the lift of the system's value over the best
+    floor (empty cells when the run has no floor for it)."""
+    floors = [
+        f["metrics"][name].get("value")
+        for f in (record.get("floor") or {}).values()
+        if isinstance(f, Mapping) and name in (f.get("metrics") or {})
+    ]
+    numbers = [v for v in floors if isinstance(v, int | float)]
+    if not numbers:
+        return ["", ""]
+    shown = " / ".join(f"{v:.3f}" if isinstance(v, int | float) else "n/a" for v in floors)
+    value = metric.get("value")
+    if not isinstance(value, int | float):
+        return [shown, "n/a"]
+    lower_better = str((metric.get("detail") or {}).get("gate", "")).startswith("<")
+    lift = min(numbers) - value if lower_better else value - max(numbers)
+    return [shown, f"{lift:+.3f}"]
 
 
 registry.report_parts.add("retrieval", ReportPart(figures=figures, headline=headline))
@@ -151,23 +187,23 @@ def retrieval_gates(jobs: Sequence[Mapping[str, Any]]) -> str | None:
     verdict, the value, the verdict and the gate written at each bar."""
     from benchreg.core.figures import FAIL, NA, PASS, finite, point, stack, vertical_bars
 
-    gated: dict[str, list[tuple[str, float, str, bool | None]]] = {}
+    gated: dict[str, list[tuple[str, float, str, dict[str, Any]]]] = {}
     for job in jobs:
         for name, metric in (job.get("metrics") or {}).items():
             detail = metric.get("detail") or {}
             if "gate" in detail and finite(metric.get("value")):
                 label = f"{job['task'].split('/')[-1]} {job.get('model', '')}".strip()
                 gated.setdefault(name, []).append(
-                    (label, metric["value"], str(detail["gate"]), detail.get("pass"))
+                    (label, metric["value"], str(detail["gate"]), detail)
                 )
     if not gated:
         return None
     charts = []
     for k, (name, bars) in enumerate(gated.items()):
         values = []
-        for _label, value, gate, passed in bars:
-            verdict = "pass" if passed else "FAIL" if passed is False else "n/a"
-            color = {True: PASS, False: FAIL}.get(passed, NA)
+        for _label, value, gate, detail in bars:
+            verdict = gate_verdict(detail)
+            color = {"pass": PASS, "FAIL": FAIL}.get(verdict, NA)
             values.append(point(value, text=f"{value:.2f} {verdict} ({gate})", color=color))
         chart = vertical_bars(
             f"retrieval {name} per modality (gate {bars[0][2]})",

@@ -73,7 +73,9 @@ def test_label_totals_of_resamples_equal_scores_of_resampled_samples() -> None:
 
 def test_invalid_and_missing_predictions_score_as_wrong_not_as_the_empty_label() -> None:
     """Item 4 of issue 19: an invalid or missing prediction never counts as the first official
-    label (the empty answer's label); it misses its gold class and adds no class."""
+    label (the empty answer's label); it misses its gold class and is a wrong label outside the
+    labels (issue 37: a class of its own, which has no support, so the weighted average is as
+    before while a macro average gains a class at 0)."""
     task = {"task_dataset": "CHIP-STS"}
     samples = [Sample(str(i), task, g) for i, g in enumerate(["是的", "不是", "是的"])]
     preds = [
@@ -85,7 +87,7 @@ def test_invalid_and_missing_predictions_score_as_wrong_not_as_the_empty_label()
     values, detail = evaluate(metric, samples, preds)
     # 是的: true 2, predicted 1, hit 1 -> P 1, R 1/2, F1 2/3; 不是: true 1, nothing predicted
     assert values == pytest.approx({"precision": 2 / 3, "recall": 1 / 3, "f1": 4 / 9}, abs=1e-12)
-    assert detail["classes"] == 2
+    assert detail["classes"] == 4  # 是的, 不是 and the two answers' own classes
     as_empty = [Prediction(str(i), answer="") for i in range(3)]
     assert evaluate(LabelPRF(average="weighted"), samples, as_empty)[0]["f1"] > values["f1"]
 
@@ -115,8 +117,8 @@ def test_scores_follow_a_changed_answer() -> None:
     assert evaluate(MicroPRF(), [sample], [pred])[0]["f1"] == 1.0
     pred.answer = [{"entity": "y", "type": "t"}]
     assert evaluate(MicroPRF(), [sample], [pred])[0]["f1"] == 0.0
-    pred.status = Status.INVALID
-    assert evaluate(MicroPRF(), [sample], [pred])[1] == {"tp": 0, "fp": 0, "fn": 1}
+    pred.status = Status.INVALID  # one item matching nothing (issue 37)
+    assert evaluate(MicroPRF(), [sample], [pred])[1] == {"tp": 0, "fp": 1, "fn": 1}
 
 
 def test_rouge_of_empty_texts_and_report_sections() -> None:

@@ -63,11 +63,12 @@ def test_wrong_typed_answers_are_invalid_and_scored_as_wrong(
 def test_one_wrong_typed_answer_invalidates_only_its_sample(
     raw: Path, reference: Path, tmp_path: Path
 ) -> None:
-    """drop_last with one CMeEE-V2 answer broken scores as drop_last with that answer emptied."""
+    """drop_last with one CMeEE-V2 answer broken scores as drop_last with that answer replaced by
+    one item that matches nothing (issue 37: an invalid answer never beats a wrong one)."""
     data = load_json(reference / "perturb_drop_last.json")
     emptied = copy.deepcopy(data)
     data["CMeEE-V2"][1]["answer"] = {"entity": "穿刺"}
-    emptied["CMeEE-V2"][1]["answer"] = []
+    emptied["CMeEE-V2"][1]["answer"] = [{"entity": "WRONG", "type": "WRONG"}]
     broken = run_cblue("CMeEE-V2", write_json(tmp_path / "broken.json", data), raw)
     same = run_cblue("CMeEE-V2", write_json(tmp_path / "emptied.json", emptied), raw)
     assert broken.statuses["invalid"] == 1 and broken.statuses["ok"] == 4

@@ -52,8 +52,14 @@ def test_sample_runs_offline_with_gates(modality: str) -> None:
     assert result.statuses["ok"] == 12
     assert metrics["recall@10"].denominator == 9 and metrics["false_recall"].denominator == 3
     for name in ("recall@10", "false_recall", "temporal_correctness", "holder_correctness"):
-        assert metrics[name].detail["pass"] in (True, False)
-        assert "gate" in metrics[name].detail
+        detail = metrics[name].detail
+        # judged on the 95% CI: pass only when all of it clears the gate
+        assert detail["verdict"] in ("pass", "fail", "inconclusive")
+        assert detail["pass"] == {"pass": True, "fail": False}.get(detail["verdict"])
+        assert "gate" in detail
+    # 9 of 9 hits is no proof of a rate >= 0.90 (Wilson lower bound 0.70)
+    if metrics["recall@10"].value == 1.0:
+        assert metrics["recall@10"].detail["verdict"] == "inconclusive"
     assert result.dataset.info["sha256"]["manifest"]
 
 
@@ -106,5 +112,5 @@ def test_analysis_table(tmp_path: Path) -> None:
     reports = run_analyses(read_jobs(tmp_path))
     report = next(r for r in reports if r.name == "retrieval_modalities")
     assert "recall@10" in report.markdown and "corpus/manifest.jsonl" in report.markdown
-    assert "pass >= 0.9" in report.markdown or "FAIL >= 0.9" in report.markdown
+    assert any(f"{v} >= 0.9" in report.markdown for v in ("pass", "FAIL", "inconclusive"))
     assert {row["holder"] for row in report.data["per_holder"]} >= {"alice", "bob", "(none)"}
