@@ -8,6 +8,7 @@ same in one line with the nearest known names, exit code 2.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from functools import cache
 from pathlib import Path
@@ -49,7 +50,12 @@ def _check_variable_names(key: str, value: str) -> None:
     """`model.api_key_env` holds the NAME of a variable: a key typed there (or anything that is
     not a variable name) is refused before Hydra writes it to multirun.yaml, folder names and
     the summary, and without repeating it. A sweep (`A,B`, `choice(A,B)`) is checked per name."""
-    from benchreg.systems.chat_config import KEY_FIX, api_key_env_problem
+    from benchreg.systems.chat_config import (
+        KEY_FIX,
+        api_key_env_problem,
+        shown_variable,
+        unset_variable_message,
+    )
 
     text = value.strip()
     if text in ("", "null", "None"):
@@ -65,6 +71,15 @@ def _check_variable_names(key: str, value: str) -> None:
                 f"override {key}={REDACTED}: model.api_key_env must name an environment "
                 f"variable, and the value given does not: {problem} (the value is not shown)",
                 fix=KEY_FIX,
+            )
+        if name not in ("null", "None") and not os.environ.get(name, "").strip():
+            shown = shown_variable(name)
+            raise BenchregError(
+                f"override {key}={shown or REDACTED}: {unset_variable_message(name)}",
+                fix=f"export {shown}=<key> first, or set model.api_key_env=null for a server "
+                "without authentication"
+                if shown
+                else KEY_FIX,
             )
 
 

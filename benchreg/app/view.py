@@ -15,7 +15,13 @@ from pathlib import Path
 
 from benchreg.app.modes import VALIDATION_FILE
 from benchreg.app.report import REPORT_DIR, read_sweep, write_sweep_browser
-from benchreg.app.report.samples import PROMPTS_FILE, SAMPLES_PAGE, BrowserJob, write_browser
+from benchreg.app.report.samples import (
+    PAGE,
+    PROMPTS_FILE,
+    SAMPLES_PAGE,
+    BrowserJob,
+    write_browser,
+)
 from benchreg.core.analysis import DamagedFileError, read_job
 from benchreg.core.errors import BenchregError
 from benchreg.core.reader import json_lines
@@ -31,6 +37,8 @@ def run_page(folder: Path) -> Path:
 def write_view(folder: Path, out: Path | None = None) -> Path:
     """Write the sample browser of ``folder`` (a sweep or a finished run); returns its path."""
     folder = Path(folder)
+    if out is not None:
+        check_out(Path(out))
     if not folder.is_dir():
         raise BenchregError(
             "no such folder" if not folder.exists() else "a file, not a folder",
@@ -85,6 +93,38 @@ def write_view(folder: Path, out: Path | None = None) -> Path:
     report = target.parent / "index.html"
     back = "index.html" if report.is_file() else None
     return write_sweep_browser(folder, jobs, target, back=back)
+
+
+def check_out(out: Path) -> None:
+    """``--out`` is refused inside a run folder (it holds only the run's own files) and onto an
+    existing file that is not a page `view` wrote: nothing else is ever replaced by the page."""
+    where = out.resolve()
+    for folder in where.parents:
+        if (folder / METRICS_FILE).is_file() or (folder / RUN_FILE).is_file():
+            raise BenchregError(
+                "--out lies inside a run folder, which holds only the run's own files",
+                where=out,
+                fix="pass --out FILE outside the run folder, or leave it out (the page goes "
+                "beside the folder)",
+            )
+    if where.is_dir():
+        raise BenchregError("--out is a folder", where=out, fix="pass --out FILE (a file name)")
+    if where.exists() and not _is_view_page(where):
+        raise BenchregError(
+            "--out is an existing file that `view` did not write; it is not replaced",
+            where=out,
+            fix="pass --out a new file name (or a page an earlier `view` wrote)",
+        )
+
+
+def _is_view_page(path: Path) -> bool:
+    """True when ``path`` begins as every page of :func:`write_browser` does."""
+    head = PAGE.partition("__TITLE__")[0].encode("utf-8")
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(head)) == head
+    except OSError:
+        return False
 
 
 def view(folder: Path, out: Path | None = None, *, open_it: bool = False) -> int:

@@ -182,11 +182,20 @@ def metrics_record(
         "truncated": truncated(result.predictions),
         **_truncated_record(result.predictions),
         "counts": result.counts,
+        **not_a_result(result.dataset.info),
         **({"floor": result.floor} if result.floor else {}),
         "system": system_record(result.system_report),
         "sha256": {**hashes, "samples.jsonl": samples_sha256},
         "seconds": {k: round(v, 4) for k, v in result.seconds.items()},
     }
+
+
+def not_a_result(info: Mapping[str, Any]) -> dict[str, Any]:
+    """`benchmark_result: false` and the loader's note (`not_a_result`) when the loader ran data
+    that cannot be scored as a benchmark (a retrieval root run with `allow_void`)."""
+    if info.get("benchmark_result") is not False:
+        return {}
+    return {"benchmark_result": False, "not_a_result": str(info.get("not_a_result") or "")}
 
 
 def _truncated_record(predictions: Sequence[Prediction]) -> dict[str, Any]:

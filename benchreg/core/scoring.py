@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -158,6 +159,7 @@ def score(
                 ci = intervals[ci.job][ci.output]
             value = MetricValue(float(point[i]), support, denominator, ci, method, dict(detail))
             column = units[:, i] if units is not None else None
+            _name_not_ok(value, column, preds)
             values[name] = _finish_interval(item.metric, value, column, clusters)
             if note and value.ci95 is not None:
                 value.detail["ci_note"] = note
@@ -202,6 +204,22 @@ def cluster_key(sample: Sample, path: str) -> str | None:
     return None if node is None else _answer_key(node)
 
 
+def _name_not_ok(
+    value: MetricValue, column: np.ndarray | None, preds: Sequence[Prediction]
+) -> None:
+    """A value over part of the samples (those with a per-sample score, e.g. the answerable
+    ones) gets the statuses of its not-ok answers in the status words of `statuses`
+    (``detail.not_ok``, e.g. ``{"invalid": 50}`` of a run's 58): the tables name them so."""
+    if column is None or value.denominator is None or value.denominator == len(preds):
+        return
+    counted = ~np.isnan(column)
+    if int(counted.sum()) != value.denominator:
+        return  # the value is not over the samples with a score: nothing to name
+    found = Counter(p.status for p, c in zip(preds, counted, strict=True) if c and not p.ok)
+    if found:
+        value.detail["not_ok"] = {s.value: found[s] for s in Status if found[s]}
+
+
 def _finish_interval(
     metric: Metric, value: MetricValue, column: np.ndarray | None, clusters: np.ndarray | None
 ) -> MetricValue:
@@ -220,7 +238,8 @@ def _finish_interval(
                 value.ci_method = ZERO_WIDTH_METHOD
     gate = getattr(metric, "gate", None)
     if isinstance(gate, Gate) and "gate" in value.detail:
-        value.detail.update(gate.verdict(value.value, value.ci95))
+        demonstration = bool(value.detail.get("demonstration_entries"))
+        value.detail.update(gate.verdict(value.value, value.ci95, demonstration=demonstration))
     return value
 
 
@@ -850,7 +869,8 @@ def repeat_scores(
     k = len(runs)
     clusters, _ = _usable_clusters(task_clusters(task, samples))
     each = [score(task, samples, run, n_boot=0, seed=seed, progress=False) for run in runs]
-    vote = score(task, samples, majority_vote(runs), n_boot=n_boot, seed=seed, progress=False)
+    votes = majority_vote(runs)
+    vote = score(task, samples, votes, n_boot=n_boot, seed=seed, progress=False)
     out: dict[str, MetricValue] = {}
     for name in each[0].values:
         columns = [s.per_sample.get(name) for s in each]
@@ -859,13 +879,43 @@ def repeat_scores(
             matrix = np.column_stack(columns).astype(float)
         per_repeat = [s.values[name].value for s in each]
         boot = (n_boot, seed, clusters)
-        out[f"{name}_repeats_mean"] = _repeats_mean(per_repeat, matrix, len(samples), *boot)
+        counted = _counted(columns[0], len(samples))
+        over = repeat_support(runs, counted, f"answers of the {k} repeats")
+        added = {f"{name}_repeats_mean": _repeats_mean(per_repeat, matrix, len(samples), *boot)}
         if matrix is not None and np.isin(matrix, (0.0, 1.0)).all():
-            out.update(_passes_at(name, matrix, *boot))
+            added.update(_passes_at(name, matrix, *boot))
+        for value in added.values():
+            value.detail["support"] = over
+        out.update(added)
         majority = vote.values[name]
         means = f"majority vote of {k} repeats (ties: the earliest); the metric's own CI"
-        out[f"{name}_majority"] = replace(majority, detail={**majority.detail, "means": means})
+        voted = repeat_support([votes], counted, f"majority-vote answers of the {k} repeats")
+        detail = {**majority.detail, "means": means, "support": voted}
+        out[f"{name}_majority"] = replace(majority, detail=detail)
     return out, each
+
+
+def _counted(column: np.ndarray | None, n: int) -> np.ndarray:
+    """The samples a metric output is over: those with a per-sample score (all without)."""
+    return np.ones(n, dtype=bool) if column is None else ~np.isnan(column)
+
+
+def repeat_support(
+    runs: Sequence[Sequence[Prediction]], counted: np.ndarray, counts: str
+) -> dict[str, Any]:
+    """n/denominator of a value computed from the answers of ``runs`` (every repeat, or the
+    majority vote) over the ``counted`` samples: ``n`` the ok answers among them, the
+    ``denominator`` all of them, ``not_ok`` the others by status, ``counts`` what they are
+    (the tables show these, not the first repeat's statuses)."""
+    found = Counter(
+        p.status for run in runs for p, c in zip(run, counted, strict=True) if c
+    )
+    return {
+        "n": found[Status.OK],
+        "denominator": sum(found.values()),
+        "not_ok": {s.value: found[s] for s in Status if s is not Status.OK and found[s]},
+        "counts": counts,
+    }
 
 
 def _sample_cis(

@@ -78,10 +78,24 @@ def support(record: Mapping[str, Any], metric: Mapping[str, Any]) -> Support:
     ok answer among the denominator. A metric over every sample of the run takes n from the
     run's statuses (a family's metric may count a missing answer as a scored zero: it is still
     not answered); a metric over part of the samples (retrieval's answerable entries) keeps its
-    own n, the difference named by its `detail.missing` when that accounts for it."""
+    own n, the difference named by the statuses of its answers (`detail.not_ok`). A metric whose
+    n counts something else says what (`detail.n_counts`, e.g. answers with a latency) and
+    names the rest (`detail.not_counted`)."""
     n, denominator = _count(metric.get("n")), _count(metric.get("denominator"))
     if denominator is None:
         return Support(n, None)
+    detail = metric.get("detail") or {}
+    own = detail.get("support")  # a value from other answers than the run's (e.g. repeats)
+    if isinstance(own, Mapping):
+        rest = own.get("not_ok")
+        rest = {str(k): int(v) for k, v in rest.items() if _count(v)} if isinstance(
+            rest, Mapping) else {}
+        return Support(_count(own.get("n")), _count(own.get("denominator")), rest)
+    if detail.get("n_counts"):  # n counts something else than ok answers, and says what
+        rest = detail.get("not_counted")
+        rest = {str(k): int(v) for k, v in rest.items() if _count(v)} if isinstance(
+            rest, Mapping) else {}
+        return Support(n, denominator, rest)
     statuses = record.get("statuses") or {}
     total = _count(record.get("n"))
     ok = _count(statuses.get("ok"))
@@ -95,8 +109,17 @@ def support(record: Mapping[str, Any], metric: Mapping[str, Any]) -> Support:
     gap = denominator - n if n is not None else 0
     if gap <= 0:
         return Support(n, denominator)
-    missing = (metric.get("detail") or {}).get("missing")
-    key = "missing" if missing == gap else "not scored"
+    named = detail.get("not_ok")  # the statuses of its not-ok answers, in the statuses' words
+    if isinstance(named, Mapping):
+        not_ok = {k: int(named[k]) for k in NOT_OK_STATUSES if _count(named.get(k))}
+        other = gap - sum(not_ok.values())
+        if other > 0:
+            not_ok["not scored"] = other
+        return Support(n, denominator, not_ok)
+    # a record without `not_ok`: the gap takes a status's word only when the run has that
+    # one not-ok status (its `detail.missing` counts every answer not scored)
+    kinds = [k for k in NOT_OK_STATUSES if _count(statuses.get(k))]
+    key = kinds[0] if len(kinds) == 1 and statuses[kinds[0]] >= gap else "not scored"
     return Support(n, denominator, {key: gap})
 
 
@@ -179,27 +202,57 @@ def run_table(record: Mapping[str, Any], *, answered: bool = False) -> str:
     if counts:
         lines.append(f"counts: {counts}")
     lines.append("(* primary metric)" + (f"; {ND_SHORT}" if answered else ""))
+    if answered:
+        lines += _n_counts_lines(metrics)
     clusters = {m.get("clusters") for m in metrics.values() if m.get("clusters") is not None}
     if clusters:  # intervals that resampled whole clusters (the task's `cluster`), not samples
         numbers = "/".join(str(c) for c in sorted(clusters))
         lines.append(f"95% CIs: cluster bootstrap over {numbers} clusters")
     if is_incomplete(record):
         lines.append(f"INCOMPLETE: {incomplete_reason(record)}; these numbers are not a result")
+    if record.get("benchmark_result") is False:  # the data could not be scored (e.g. void)
+        lines.append(f"NOT A BENCHMARK RESULT: {record.get('not_a_result') or 'see the warnings'}")
     return "\n".join(lines)
+
+
+DEMO = "demo"  # a gate on demonstration data (gold written by the project): no verdict
+DEMO_SHOWN = "demo: not a benchmark result"
+
+
+def _n_counts_lines(metrics: Mapping[str, Any]) -> list[str]:
+    """`latency_p50, latency_p95: n = answers with a latency (any status)`: the metrics whose n
+    counts something else than ok answers."""
+    by_meaning: dict[str, list[str]] = {}
+    for name, m in metrics.items():
+        detail = m.get("detail") or {}
+        own = detail.get("support")
+        if isinstance(own, Mapping) and own.get("counts"):
+            meaning = f"n/denominator = {own['counts']}"
+        else:
+            meaning = f"n = {detail['n_counts']}" if detail.get("n_counts") else ""
+        if meaning:
+            by_meaning.setdefault(meaning, []).append(name)
+    return [f"{', '.join(names)}: {meaning}" for meaning, names in by_meaning.items()]
 
 
 def gate_text(detail: Mapping[str, Any]) -> str:
     """`>= 0.9 pass` / `>= 0.9 FAIL` / `>= 0.9 inconclusive` (the 95% CI spans the gate) /
-    `>= 0.9 n/a` (no entry to judge), or empty."""
+    `>= 0.9 n/a` (no entry to judge) / `>= 0.9 demo: not a benchmark result` (demonstration
+    data), or empty."""
     if "gate" not in detail:
         return ""
-    return f"{detail['gate']} {gate_verdict(detail)}"
+    verdict = gate_verdict(detail)
+    return f"{detail['gate']} {DEMO_SHOWN if verdict == DEMO else verdict}"
 
 
 def gate_verdict(detail: Mapping[str, Any]) -> str:
-    """A gate's verdict as shown: pass, FAIL, inconclusive or n/a (a record written before
-    verdicts were judged on the interval has only `pass`)."""
+    """A gate's verdict as shown: pass, FAIL, inconclusive, n/a, or demo when the metric counts
+    demonstration entries (`demonstration_entries`: never a pass or a fail, whatever an older
+    record says; a record written before verdicts were judged on the interval has only
+    `pass`)."""
     verdict = detail.get("verdict")
+    if verdict == DEMO or (detail.get("demonstration_entries") and verdict != "n/a"):
+        return DEMO
     if verdict in ("pass", "fail", "inconclusive", "n/a"):
         return "FAIL" if verdict == "fail" else str(verdict)
     return {True: "pass", False: "FAIL"}.get(detail.get("pass"), "n/a")

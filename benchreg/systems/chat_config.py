@@ -267,6 +267,33 @@ def _looks_like_key(value: str) -> bool:
     return "_" not in value and len(value) >= 20 and letters > 0 and digits > 0
 
 
+CONVENTIONAL_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*\Z")
+NOT_SHOWN = "the value given is not shown"
+
+
+def shown_variable(name: str) -> str | None:
+    """``name`` when it is safe to repeat: written as variables are (OPENAI_API_KEY, HF_TOKEN),
+    with no part that looks random (a long run of letters mixed with digits); else None."""
+    if not CONVENTIONAL_NAME.match(name) or len(name) > 64:
+        return None
+    for part in name.split("_"):
+        if len(part) >= 8 and any(c.isdigit() for c in part) and any(c.isalpha() for c in part):
+            return None
+    return name
+
+
+def unset_variable_message(name: str) -> str:
+    """The line for a ``model.api_key_env`` that names no variable set, repeating the name only
+    when :func:`shown_variable` allows (a key typed there may have the form of a name)."""
+    shown = shown_variable(name)
+    if shown is not None:
+        return f"environment variable {shown} (model.api_key_env) is not set"
+    return (
+        "model.api_key_env must name an environment variable that is set, and the value given "
+        f"names none (it may be a key itself; {NOT_SHOWN})"
+    )
+
+
 def check_api_key_env(value: Any) -> None:
     problem = api_key_env_problem(value)
     if problem is not None:

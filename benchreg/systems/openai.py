@@ -41,7 +41,14 @@ from benchreg.systems.cache import (
     request_key,
     sha256_text,
 )
-from benchreg.systems.chat_config import ChatConfig, check_api_key_env, identity, parse_config
+from benchreg.systems.chat_config import (
+    ChatConfig,
+    check_api_key_env,
+    identity,
+    parse_config,
+    shown_variable,
+    unset_variable_message,
+)
 from benchreg.systems.choices import Ask as NextToken
 from benchreg.systems.choices import NoLogprobs, OptionScores, score_options
 from benchreg.systems.completion import Completion, Failure
@@ -826,10 +833,11 @@ def api_key_from_env(variable: str | None) -> str | None:
     check_api_key_env(variable)
     key = os.environ.get(variable)
     if not key or not key.strip():
+        shown = shown_variable(variable) or "<name>"
         raise BenchregError(
-            f"environment variable {variable} (model.api_key_env) is not set",
-            fix=f"export {variable}=<key>, or set model.api_key_env=null for a server "
-            "without authentication",
+            unset_variable_message(variable),
+            fix=f"export {shown}=<key> and set model.api_key_env={shown}, or set "
+            "model.api_key_env=null for a server without authentication",
         )
     provenance.register_secret(key)
     return key

@@ -90,3 +90,28 @@ def test_without_a_bootstrap_the_numbers_stay_and_carry_no_ci() -> None:
     out, _ = repeat_scores(load_task("molp2s/gap"), samples, runs, n_boot=0)
     assert out["accuracy_pass@2"].value == pytest.approx(2 / 3)
     assert out["accuracy_pass@1"].ci95 is None and out["accuracy_pass@1"].n == 3
+
+
+def test_repeat_rows_count_the_answers_of_the_repeats_not_the_first_repeats_statuses() -> None:
+    """Issue 37: the pass@k, mean@k and majority rows show n/denominator over the answers they
+    are computed from (every repeat; the majority vote), with those answers' statuses."""
+    from benchreg.core.summary import run_table, support
+    from benchreg.core.types import Status
+
+    samples, runs = _runs(np.ones((4, 3), dtype=bool))
+    for r, i, status in ((1, 0, Status.INVALID), (2, 0, Status.INVALID), (1, 1, Status.ERROR)):
+        runs[r][i] = Prediction(f"s{i}", status=status, detail="planted")
+    runs[0][0] = Prediction("s0", status=Status.MISSING)  # sample 0: no ok answer at all
+    out, _ = repeat_scores(load_task("molp2s/gap"), samples, runs, n_boot=0, seed=1)
+    metrics = {name: {"value": v.value, "n": v.n, "denominator": v.denominator,
+                      "detail": v.detail} for name, v in out.items()}
+    record = {"task": "molp2s/gap", "model": "m", "primary": "accuracy_pass@3", "n": 4,
+              "statuses": {"ok": 3, "missing": 1}, "metrics": metrics}
+    for name in ("accuracy_pass@3", "accuracy_repeats_mean"):
+        sup = support(record, metrics[name])
+        assert (sup.n, sup.denominator) == (8, 12), name
+        assert sup.not_ok == {"missing": 1, "invalid": 2, "error": 1}, name
+    sup = support(record, metrics["accuracy_majority"])
+    assert (sup.n, sup.denominator, sup.not_ok) == (3, 4, {"missing": 1})
+    table = run_table(record, answered=True)
+    assert "n/denominator = answers of the 3 repeats" in table

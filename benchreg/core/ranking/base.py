@@ -94,11 +94,12 @@ class RankingMetric(Metric):
         out.update(
             {name: int(totals[BASE_COLUMNS + i]) for i, name in enumerate(self.extra_columns)}
         )
+        demo = totals[DEMO] > 0
         if self.gate is not None:
-            if totals[COUNTED] > 0:
+            if totals[COUNTED] > 0 and not demo:
                 out.update(self.gate.report(float(self.reduce(totals, len(stats))[0])))
-            else:
-                out.update({"gate": str(self.gate), "pass": None})  # nothing to judge
-        if totals[DEMO] > 0:
+            else:  # nothing to judge, or no verdict on demonstration data
+                out.update({"gate": str(self.gate), "pass": None})
+        if demo:
             out.update({"data": DEMONSTRATION, "demonstration_entries": int(totals[DEMO])})
         return out

@@ -2,7 +2,8 @@
 
 Judged on the value's 95% interval, not the value alone (a value of 1.0 on 9 entries does not
 show a rate of at least 0.90): "pass" when the whole interval clears the gate (the lower bound of
-``>= t``, the upper bound of ``<= t``), "fail" when none of it does, else "inconclusive"."""
+``>= t``, the upper bound of ``<= t``), "fail" when none of it does, else "inconclusive"; on
+demonstration data (gold written by the project) "demo", never a verdict."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ _OPS: dict[str, Callable[[float, float], bool]] = {
     "<": operator.lt,
 }
 _PATTERN = re.compile(r"^\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
+
+
+DEMO_VERDICT = "demo"  # the verdict of a gate on demonstration data: not a benchmark result
+DEMO_JUDGED = "not judged: demonstration data, not a benchmark result"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,13 +55,19 @@ class Gate:
         and whether the value alone clears it (:meth:`verdict` replaces it)."""
         return {"gate": str(self), "pass": self.passes(value)}
 
-    def verdict(self, value: float | None, ci: tuple[float, float] | None) -> dict[str, Any]:
+    def verdict(
+        self, value: float | None, ci: tuple[float, float] | None, *, demonstration: bool = False
+    ) -> dict[str, Any]:
         """The gate judged on the interval: ``verdict`` pass / fail / inconclusive (``pass``
         True / False / None), or "n/a" with no value. Without an interval (``ci: none``, no
-        bootstrap) the value alone is judged, and ``judged_on`` says so."""
+        bootstrap) the value alone is judged, and ``judged_on`` says so. On ``demonstration``
+        data (gold written by the project itself) there is no verdict: ``verdict`` "demo",
+        ``pass`` None (:data:`DEMO_VERDICT`)."""
         out: dict[str, Any] = {"gate": str(self)}
         if value is None:
             return {**out, "pass": None, "verdict": "n/a", "judged_on": "no value"}
+        if demonstration:
+            return {**out, "pass": None, "verdict": DEMO_VERDICT, "judged_on": DEMO_JUDGED}
         lo, hi = ci if ci is not None else (value, value)
         # the bound least favourable to the gate must clear it; the most favourable one must
         # clear it for anything but a fail

@@ -7,7 +7,8 @@ linear interpolation of numpy's default method::
 
 A bootstrap resample with integer weights w_j counts x_j w_j times (the same formula over the
 repeated values), so CIs resample queries like every other metric. ``n`` is the queries with a
-latency, ``denominator`` all queries.
+latency (whatever their status), ``denominator`` all queries; the detail says so (``n_counts``)
+and counts the rest (``not_counted``: no latency), which the tables show beside n.
 """
 
 from __future__ import annotations
@@ -53,6 +54,11 @@ def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> np.n
     return np.where(total.reshape(-1) > 0, out, np.nan).reshape(lead)
 
 
+# what a latency's n counts: every answered request has a latency (an invalid answer's too: it
+# is the system's time, not the answer's), so n is not the ok answers of the tables' n/denominator
+N_COUNTS = "answers with a latency (any status)"
+
+
 @registry.metrics.register("latency_quantile")
 class LatencyQuantile(Metric):
     unit_range = False  # seconds: 0 and 1 are no bounds
@@ -93,7 +99,14 @@ class LatencyQuantile(Metric):
         return int((~np.isnan(stats[:, 0])).sum()), len(stats)
 
     def detail(self, stats: np.ndarray) -> dict[str, Any]:
-        if self.gate is None or not (~np.isnan(stats[:, 0])).any():
-            return {}
+        """What ``n`` counts (:data:`N_COUNTS`: a request's latency, whatever became of its
+        answer) and the queries without a latency (``not_counted``), so that n and they make up
+        the denominator; the gate, where there is a value."""
+        timed = ~np.isnan(stats[:, 0])
+        out: dict[str, Any] = {"n_counts": N_COUNTS}
+        if len(stats) - int(timed.sum()):
+            out["not_counted"] = {"no latency": len(stats) - int(timed.sum())}
+        if self.gate is None or not timed.any():
+            return out
         value = float(weighted_quantile(stats[:, 0], np.ones(len(stats)), self.q))
-        return self.gate.report(value)
+        return {**out, **self.gate.report(value)}

@@ -40,16 +40,19 @@ from typing import Any
 
 # origin.dataset -> the recorded choice for the default chunker (docs/retrieval.md, "Abstention"):
 # chosen with `python -m benchreg.families.retrieval.abstention --root <root> --task ...` on
-# the root the docs' import commands build (corpus/manifest.jsonl sha256 90637ba6...184d)
+# the root the docs' import commands build (corpus/manifest.jsonl sha256 90637ba6...184d).
+# `min_relevance` is recorded as printed (recorded(): a value inside the gap above the chosen
+# threshold, a dev entry's top relevance): a rounding of the threshold itself keeps or drops
+# the results at it (0.1960 for LoCoMo's 0.19601... gave false recall 0.5493, not 0.5352)
 CHOSEN: dict[str, dict[str, Any]] = {
     "LoCoMo": {  # retrieval/conversation, dev (26, 30): 231 answerable, 71 unanswerable
-        "min_relevance": 0.1960, "chunker": "default", "set": "locomo.jsonl",
+        "min_relevance": 0.1961, "chunker": "default", "set": "locomo.jsonl",
         "set_sha256": "51a4744e8fc0f6473986c5bc22f9420c2505d0a8de9b2e8f51f11a300ea2c32e",
         "dev": {"recall@10": 0.2049, "false_recall": 0.5352,
                 "without": {"recall@10": 0.5842, "false_recall": 1.0}},
     },
     "MMLongBench-Doc": {  # retrieval/pdf, dev (7 documents): 50 answerable, 8 unanswerable
-        "min_relevance": 0.2964, "chunker": "default", "set": "mmlongbench_doc.jsonl",
+        "min_relevance": 0.297, "chunker": "default", "set": "mmlongbench_doc.jsonl",
         "set_sha256": "9e32702f362187992f0f60ceb9f860f1e3ea639a4ac23cbb5c5f9ab0643bb742",
         "dev": {"recall@10": 0.3215, "false_recall": 0.5,
                 "without": {"recall@10": 0.6964, "false_recall": 1.0}},
@@ -103,6 +106,23 @@ def best(points: Sequence[Curve]) -> Curve:
     return max(points, key=lambda c: (round(c.h, 12), -c.threshold))
 
 
+def recorded(rows: Sequence[tuple[list[int], list[float]]], threshold: float) -> float:
+    """The value to record for a chosen ``threshold`` (a dev entry's top relevance): one that
+    keeps and drops exactly the results the threshold does, with room on both sides, so a run
+    gives the chosen figures: the shortest decimal strictly between the threshold and the next
+    relevance above it (every value in that gap gives the same curve point). A rounding of the
+    threshold itself may keep the entry at the threshold, or drop the next one, and a run's
+    relevance may differ from this one in the last bits."""
+    above = [r for _, rel in rows for r in rel if r > threshold]
+    upper = min(above) if above else threshold + 1.0
+    middle = (threshold + upper) / 2
+    for digits in range(2, 17):
+        value = round(middle, digits)
+        if threshold < value < upper and value - threshold > 1e-9 and upper - value > 1e-9:
+            return value
+    return middle
+
+
 def dev_rows(task_name: str, root: Path, chunker: str = "default"
              ) -> tuple[list[tuple[list[int], list[float]]], dict[str, Any]]:
     """One baseline run on dev without a threshold: the rows for :func:`curve` and the sha256
@@ -145,8 +165,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for c in [*points[:: max(1, len(points) // 20)], choice]:
         print(f"  t={c.threshold:.4f}  recall@10={c.recall_at_10:.4f}  "
               f"false_recall={c.false_recall:.4f}  H={c.h:.4f}")
-    print(f"chosen: min_relevance={choice.threshold:.4f} (recall@10 {choice.recall_at_10:.4f}, "
-          f"false recall {choice.false_recall:.4f}); files: {hashes}")
+    # the value to record (recorded()): a rounding of the threshold moves the entries at it
+    print(f"chosen: min_relevance={recorded(rows, choice.threshold)!r} (threshold "
+          f"{choice.threshold!r}; recall@10 {choice.recall_at_10:.4f}, false recall "
+          f"{choice.false_recall:.4f}); files: {hashes}")
     return 0
 
 

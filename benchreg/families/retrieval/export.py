@@ -60,6 +60,9 @@ def export(root: Path, task_name: str, out: Path, *, view: str = "dev",
     from benchreg.core.pipeline import load_dataset
     from benchreg.core.task import load_task
 
+    if out.exists() and not out.is_dir():
+        raise BenchregError("--out is an existing file, not a folder; it is not replaced",
+                            where=out, fix="pass --out a folder (new or existing)")
     task = load_task(task_name)
     root = root.resolve()
     dataset = load_dataset(task, view, root, final=final)
@@ -98,6 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 stride=args.stride)
     except BenchregError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: cannot write the export ({exc.strerror or type(exc).__name__}) at "
+              f"{exc.filename or args.out} (pass --out a folder you can write)", file=sys.stderr)
         return 2
     print(f"wrote {atoms} atoms to {args.out / 'atoms.jsonl'} and {queries} queries to "
           f"{args.out / 'queries.jsonl'}")

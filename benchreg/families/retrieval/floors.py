@@ -44,7 +44,7 @@ from benchreg.families.retrieval.times import parse_time
 
 K = 10  # units per source for `first_10`, windows per clip for video
 RANDOM_DEPTH = 100  # the baseline's default k
-RANKING_METRICS = ("recall@10", "mrr", "ndcg@10", "context@10")
+RANKING_METRICS = ("recall@10", "mrr", "mrr@10", "ndcg@10", "context@10")
 
 
 class Units:

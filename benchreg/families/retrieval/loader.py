@@ -10,7 +10,10 @@ Entries that break a rule of spec 004 are void: dropped, each named in a warning
 Params: `modality`; `sets` (set file stems to read, e.g. ``[swebench_lite]``; default every
 `sets/*.jsonl`): entries of one modality from two datasets (SWE-bench Lite and CodeSearchNet are
 both `code`) are refused unless `sets` names the one to score, since their numbers would mix two
-benchmarks; `void_entries`.
+benchmarks; `void_entries`; `max_void_share` (default 0.10) and `allow_void` (default false):
+more void entries than that share, or any entry void for `no corpus for its source`, stop the
+run with one line (:func:`void_stop`: the void entries counted by reason, the first named);
+`allow_void: true` runs anyway and marks every output "not a benchmark result".
 
 The checked entries (valid ones as sample rows, void ones' findings) are loaded through the
 loading door (`benchreg.core.load`): a run on set files read before answers from its
@@ -27,6 +30,7 @@ warning: "demonstration data, not a benchmark".
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -43,11 +47,20 @@ from benchreg.families.retrieval.annotations import ANNOTATIONS, DEMONSTRATION
 from benchreg.families.retrieval.manifest import Manifest, read_manifest
 from benchreg.families.retrieval.records import SPLITS
 from benchreg.families.retrieval.regions import MODALITIES
-from benchreg.families.retrieval.validators import Located, check_entries, unanswerable_shares
+from benchreg.families.retrieval.validators import (
+    NO_CORPUS,
+    Located,
+    check_entries,
+    unanswerable_shares,
+    void_by_entry,
+    void_line,
+)
 
 SETS = "sets"
 PLAN = "retrieval.entries"  # the door's name for the checked entries of the set files
-ROWS_FORMAT = 2  # raise when sample_row or the rows change: older cache entries are then unused
+ROWS_FORMAT = 3  # raise when sample_row, the rows or the checks change: older cache unused
+VOID_SHARE = 0.10  # more void entries than this share stop the run (loader param max_void_share)
+NOT_A_RESULT = "not a benchmark result"
 HOW = {  # Dataset.info["entries"], by where the door found the checked entries
     "read": "read and checked",
     "cache": "reused from an earlier run's checks (same sha256)",
@@ -123,7 +136,13 @@ def set_files(data_root: Path, names: list[str] | None) -> list[Path]:
 
 
 @registry.loaders.register("retrieval")
-@loader_params(modality=str, void_entries=Literal["drop", "error"], sets=list)
+@loader_params(
+    modality=str,
+    void_entries=Literal["drop", "error"],
+    sets=list,
+    allow_void=bool,
+    max_void_share=float,
+)
 def load_retrieval(ctx: LoadContext) -> Dataset:
     modality = str(ctx.params.get("modality", ""))
     if modality not in MODALITIES:
@@ -154,7 +173,10 @@ def load_retrieval(ctx: LoadContext) -> Dataset:
             f"{len(void)} entr(y/ies) break spec 004, first: {void[0]}",
             fix="run mode=validate for the full list",
         )
+    not_a_result = void_stop(ctx.params, void, len(samples))
     warnings = [f"void entry {f}" for f in void]
+    if not_a_result:
+        warnings.append(f"{NOT_A_RESULT}: {not_a_result}")
     if demo:
         warnings.append(
             f"{DEMONSTRATION}: {demo} of {len(samples)} {modality} entries have gold written by "
@@ -162,7 +184,7 @@ def load_retrieval(ctx: LoadContext) -> Dataset:
         )
     return Dataset(
         samples=samples,
-        files=[manifest.path, *files],
+        files=[manifest.path, *_holding(files, samples)],
         warnings=warnings,
         info={
             "modality": modality,
@@ -176,7 +198,39 @@ def load_retrieval(ctx: LoadContext) -> Dataset:
             "demonstration_entries": demo,
             "data": DEMONSTRATION if demo else "third-party annotation",
             "sha256": _hashes(ctx.data_root, manifest.path, files),
+            **({"benchmark_result": False, "not_a_result": not_a_result} if not_a_result else {}),
         },
+    )
+
+
+def void_stop(params: Mapping[str, Any], void: list[Finding], valid: int) -> str | None:
+    """Stop (one line) where nothing can be scored: an entry whose dataset has no corpus in a
+    modality that has one (``no corpus for its source``), or more than `max_void_share` (default
+    :data:`VOID_SHARE`) of the entries void. With `allow_void: true` the run goes on and this
+    returns the line (the note that marks every output "not a benchmark result"); None when
+    the run is a result."""
+    if not void:
+        return None
+    by_entry = void_by_entry(void)
+    entries = valid + len(by_entry)
+    share = float(params.get("max_void_share", VOID_SHARE))
+    if not 0.0 <= share <= 1.0:
+        raise BenchregError(f"loader param max_void_share={share} is not a share (0 to 1)")
+    no_corpus = NO_CORPUS in by_entry.values()
+    if not no_corpus and len(by_entry) <= share * entries:
+        return None
+    line = void_line(by_entry, entries)
+    if params.get("allow_void", False):
+        return line
+    if no_corpus:
+        fix = ("score that set in a data root holding its own corpus, or name another set: "
+               "loader_params.sets=[...]")
+    else:
+        fix = f"more than {share:.0%} of the entries are void: fix or remove them"
+    raise BenchregError(
+        line,
+        fix=f"{fix}; mode=validate loader_params.allow_void=true lists them all; "
+        f"loader_params.allow_void=true runs anyway, every output marked '{NOT_A_RESULT}'",
     )
 
 
@@ -259,6 +313,15 @@ def _refuse_mixed(records: list[Record], modality: str) -> None:
             fix=f"name the set file to score: loader_params.sets=[{stems[0]}] (set files: "
             f"{', '.join(stems)})",
         )
+
+
+def _holding(files: list[Path], samples: list[Sample]) -> list[Path]:
+    """The set files that hold the run's entries (a modality's entries sit in the set file
+    of their source, e.g. `sets/locomo.jsonl`): those are the data the run's numbers and its
+    sha256 in metrics.json stand for; all of them when no entry was selected."""
+    names = {Path(str(s.meta.get("where") or "").rsplit(":", 1)[0]).name for s in samples}
+    held = [f for f in files if f.name in names]
+    return held or files
 
 
 def _hashes(root: Path, manifest: Path, set_files: list[Path]) -> dict[str, Any]:

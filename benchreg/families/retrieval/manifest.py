@@ -44,6 +44,17 @@ class Manifest:
             self._revisions["all"] = found
         return found
 
+    def with_corpus(self) -> frozenset[tuple[str, str]]:
+        """The (modality, dataset) pairs of the rows that name a corpus file (`path`): how a
+        modality's corpus is keyed to the sources of each dataset (computed once)."""
+        found = self._revisions.get("corpus")
+        if found is None:
+            found = frozenset(
+                (row.modality, row.dataset) for row in self.rows.values() if row.path is not None
+            )
+            self._revisions["corpus"] = found
+        return found
+
 
 def manifest_path(data_root: Path) -> Path:
     """`corpus/manifest.jsonl`, confined to the data root (before anything reads it)."""

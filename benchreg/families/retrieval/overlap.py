@@ -26,8 +26,9 @@ IoU(a, b) = |a ∩ b| / |a ∪ b| (areas for boxes, lengths for intervals). A co
 from the corpus (codesymbols.py): without the source's files a line range cannot hit a symbol.
 
 The extent of a result (what `context_at_k` averages): pdf pages touched, 1 per image, the
-share of the screen a (normalised) box covers, seconds, turns, code lines (a symbol: its line
-count; unknown without the corpus).
+share of the screen a (normalised) box covers, clipped to the screen (a box past an edge counts
+its part on the screen; a box in pixels is unknown), seconds, turns, code lines (a symbol: its
+line count; unknown without the corpus).
 Regions are assumed valid (see regions.py).
 """
 
@@ -228,6 +229,22 @@ def hits(
     return HIT[modality](result, gold, ctx, rules or HitRules())
 
 
+# a box with a coordinate beyond these is in pixels, not in screen units: no normalised box of
+# an element on the screen lies a whole screen off it
+SCREEN_UNITS = (-1.0, 2.0)
+
+
+def screen_share(box: Sequence[float]) -> float | None:
+    """The share of the screen a normalised box covers, the box clipped to the screen (an
+    element that extends past an edge counts the part on the screen; one wholly off it, 0);
+    None for a box in pixels (:data:`SCREEN_UNITS`: the screen size is not known here)."""
+    lo, hi = SCREEN_UNITS
+    if min(box) < lo or max(box) > hi:
+        return None
+    x0, y0, x1, y1 = (min(max(float(v), 0.0), 1.0) for v in box)
+    return (x1 - x0) * (y1 - y0)
+
+
 def extent(modality: str, region: Region, spans: Spans | None = None) -> float | None:
     """How much a result region spans, in the modality's unit (:data:`UNITS`); None when it
     cannot be told (a code symbol without the corpus, a box in pixels)."""
@@ -236,10 +253,7 @@ def extent(modality: str, region: Region, spans: Spans | None = None) -> float |
     if modality == "video":
         return float(region["t_end"] - region["t_start"])
     if modality == "ui_screenshot":
-        x0, y0, x1, y1 = region["bbox"]
-        if min(x0, y0) < 0 or max(x1, y1) > 1:
-            return None  # pixels: the screen size is not known here
-        return float((x1 - x0) * (y1 - y0))
+        return screen_share(region["bbox"])
     unit = {"pdf": "page", "conversation": "turn", "code": "line"}[modality]
     span = _span(region, unit)
     if span is not None:

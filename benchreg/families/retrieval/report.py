@@ -12,7 +12,7 @@ from typing import Any
 from benchreg.core import registry
 from benchreg.core.reporting import Cell, Headline, ReportInput, ReportPart
 from benchreg.core.reporting import Figure as ReportFigure
-from benchreg.core.summary import ND_NOTE, gate_verdict, support
+from benchreg.core.summary import DEMO, DEMO_SHOWN, ND_NOTE, gate_verdict, support
 
 SHA_SHOWN = 12  # hex digits of a sha256 shown in the table (the full value is in metrics.json)
 NBSP = "\u00a0"  # keeps a CI on one line when a narrow terminal wraps the cell
@@ -21,8 +21,8 @@ NBSP = "\u00a0"  # keeps a CI on one line when a narrow terminal wraps the cell
 def figures(data: ReportInput) -> list[ReportFigure]:
     svg = retrieval_gates(data.records) if data.records else None
     caption = (
-        "Retrieval: gated metrics per modality (green pass, red fail, grey not testable; "
-        "the gate at each bar)"
+        "Retrieval: gated metrics per modality (green pass, red fail, grey inconclusive, not "
+        "testable or demonstration data; the gate at each bar)"
     )
     return [ReportFigure("retrieval_gates", svg, caption)] if svg else []
 
@@ -31,21 +31,27 @@ def _modality(record: Mapping[str, Any]) -> str:
     return str(record.get("task") or "").split("/")[-1]
 
 
-def _data_sha(record: Mapping[str, Any]) -> tuple[str, str]:
-    """(set sha256, manifest sha256), shortened: the set file named after the modality (or the
-    only set file), and the manifest."""
+def _data_files(record: Mapping[str, Any]) -> str:
+    """The set and manifest files the run read with their sha256, shortened: the set file named
+    after the modality (the embedded sample's layout), else every set file the run read (an
+    imported root's are named after their source, e.g. `set locomo <sha>`), and the manifest."""
     data = (record.get("sha256") or {}).get("data") or {}
     if not isinstance(data, Mapping):
-        return "", ""
+        return ""
     modality = _modality(record)
-    manifests = [v for k, v in data.items() if "manifest" in str(k).rsplit("/", 1)[-1]]
-    sets = {str(k): v for k, v in data.items() if v not in manifests}
-    named = [v for k, v in sets.items() if k.rsplit("/", 1)[-1].split(".")[0] == modality]
-    chosen = named or (list(sets.values()) if len(sets) == 1 else [])
-    return (
-        str(chosen[0])[:SHA_SHOWN] if chosen else "",
-        str(manifests[0])[:SHA_SHOWN] if manifests else "",
-    )
+    names = {str(k).rsplit("/", 1)[-1]: v for k, v in data.items()}
+    manifests = [v for name, v in names.items() if "manifest" in name]
+    sets = {name.split(".")[0]: v for name, v in names.items() if "manifest" not in name}
+    if modality in sets:
+        sets = {modality: sets[modality]}
+    lines = [
+        f"set{NBSP}{str(sha)[:SHA_SHOWN]}"
+        if stem == modality
+        else f"set{NBSP}{stem}{NBSP}{str(sha)[:SHA_SHOWN]}"
+        for stem, sha in sets.items()
+    ]
+    lines += [f"manifest{NBSP}{str(m)[:SHA_SHOWN]}" for m in manifests[:1]]
+    return "\n".join(lines)
 
 
 def _value(metric: Mapping[str, Any]) -> str:
@@ -66,6 +72,8 @@ def _verdict(detail: Mapping[str, Any]) -> Cell:
         return Cell("FAIL", "fail")
     if verdict == "inconclusive":  # the 95% CI spans the gate
         return Cell("inconclusive")
+    if verdict == DEMO:  # gold written by the project: no verdict, never a pass
+        return Cell(DEMO_SHOWN)
     return Cell("n/a (nothing to judge)")
 
 
@@ -123,7 +131,7 @@ def _gate_rows(record: Mapping[str, Any], several: bool, notes: set[str]) -> lis
         for name, m in record["metrics"].items()
         if isinstance(m, Mapping) and "gate" in (m.get("detail") or {})
     ]
-    set_sha, manifest_sha = _data_sha(record)
+    read = _data_files(record)
     rows: list[list[Any]] = []
     for i, (name, metric) in enumerate(gated):
         detail = metric.get("detail") or {}
@@ -132,7 +140,7 @@ def _gate_rows(record: Mapping[str, Any], several: bool, notes: set[str]) -> lis
             notes.add(str(detail["data"]))
         first = i == 0
         run = [record.get("view") or "-", record.get("model") or ""] if several else []
-        files = f"set{NBSP}{set_sha}\nmanifest{NBSP}{manifest_sha}" if first else ""
+        files = read if first else ""
         rows.append(
             [
                 _modality(record) if first else "",

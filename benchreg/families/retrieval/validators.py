@@ -10,7 +10,10 @@ query id; an answer whose type does not match `answer_format` (int, float, list,
 source of another holder than the entry's `scope.holder` (a cross-holder leak in the gold
 itself); gold whose annotation is not registered (annotations.py: `origin` and every gold
 source's `annotation_source` must name a registered annotation covering that dataset and
-revision). The loader drops such entries (the spec: the entry is void) and keeps the findings.
+revision); an entry of a modality that has corpus files in the root, none of them of the
+entry's own dataset (`no corpus for its source`: CodeSearchNet beside the SWE-bench checkouts).
+The loader drops such entries (the spec: the entry is void) and keeps the findings;
+:func:`void_reason` names each void entry's reason for the loader's stop line.
 An entry whose annotation is registered as `synthetic` (written by this project) is valid but
 marked: it is demonstration data, not a benchmark.
 
@@ -20,6 +23,7 @@ every manifest file, and reports the unanswerable share per modality against the
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -51,6 +55,7 @@ ANSWER_TYPES: dict[str, tuple[type, ...]] = {
     "str": (str,), "int": (int,), "float": (int, float), "list": (list,),
 }
 REGISTER_HINT = "register it (docs/retrieval.md, 'Gold provenance')"
+NO_CORPUS = "no corpus for its source"
 
 
 def _answer_problem(entry: Entry) -> str | None:
@@ -176,6 +181,73 @@ def entry_problems(entry: Entry, manifest: Manifest) -> list[str]:
     return problems
 
 
+def corpus_problem(entry: Entry, manifest: Manifest) -> str | None:
+    """The entry's modality has a corpus in this root, but not for the entry's own dataset
+    (CodeSearchNet queries in a root that holds the SWE-bench checkouts): any system would rank
+    another dataset's sources, so the entry is void. A modality with no corpus at all is not
+    this case (a predictions file can still be scored; the baseline stops on its own)."""
+    with_corpus = manifest.with_corpus()
+    if (entry.modality, entry.origin.dataset) in with_corpus:
+        return None
+    others = sorted(d for m, d in with_corpus if m == entry.modality)
+    if not others:
+        return None
+    return (
+        f"{NO_CORPUS}: no {entry.modality} source of {entry.origin.dataset!r} has a corpus "
+        f"file in this root, only {', '.join(map(repr, others))}'s: it would be ranked against "
+        "another dataset's sources"
+    )
+
+
+# why an entry is void, by the first of its findings: (text in the finding, reason), in order
+VOID_REASONS: tuple[tuple[str, str], ...] = (
+    (NO_CORPUS, NO_CORPUS),
+    ("registered annotation", "annotation not registered"),
+    ("does not cover", "annotation not registered"),
+    ("duplicate query_id", "duplicate query_id"),
+    ("is not in the manifest", "gold source not in the manifest"),
+    ("not in the corpus manifest", "origin not in the manifest"),
+    ("belongs to holder", "gold of another holder"),
+    ("after as_of", "gold observed after as_of"),
+    ("as_of:", "bad as_of"),
+    ("unknown split", "unknown split"),
+    ("unanswerable entry must", "unanswerable with gold or answer"),
+    ("answerable entry needs", "answerable without gold"),
+    ("is not of answer_format", "answer not of its format"),
+)
+OTHER_MODALITY = re.compile(r"gold\[\d+\]: source .* is \w+, not \w+$")
+
+
+def void_reason(finding: Finding) -> str:
+    """The short reason of a void entry's finding (``malformed entry`` when no rule names it)."""
+    message = finding.message
+    found = next((reason for text, reason in VOID_REASONS if text in message), None)
+    if found is not None:
+        return found
+    if OTHER_MODALITY.search(message):
+        return "gold source of another modality"
+    return "bad gold region" if "gold[" in message else "malformed entry"
+
+
+def void_by_entry(void: Iterable[Finding]) -> dict[str, str]:
+    """``file:line`` -> reason of every void entry (its first finding), in file order."""
+    out: dict[str, str] = {}
+    for finding in void:
+        out.setdefault(finding.where, void_reason(finding))
+    return out
+
+
+def void_line(by_entry: Mapping[str, str], entries: int) -> str:
+    """`N of M entries are void (by reason: r1 n1, r2 n2); first: file:line (reason)`."""
+    counts = Counter(by_entry.values())
+    reasons = ", ".join(f"{reason} {n}" for reason, n in counts.most_common())
+    where, reason = next(iter(by_entry.items()))
+    return (
+        f"{len(by_entry)} of {entries} entries are void (by reason: {reasons}); "
+        f"first: {where} ({reason})"
+    )
+
+
 def validated(data: Any) -> Entry | str:
     """The entry ``data`` as the model reads it, or the model's first error as
     ``field: message``."""
@@ -213,6 +285,8 @@ def check_entries(
         problems = entry_problems(entry, manifest)
         provenance, synthetic = annotation_problems(entry, manifest, memo)
         problems += provenance
+        if problem := corpus_problem(entry, manifest):
+            problems.append(problem)
         findings += [Finding(record.where, f"{qid}: {p}", "error") for p in problems]
         if not problems:
             valid.append(Located(entry, record.where, synthetic))

@@ -53,5 +53,6 @@ def test_demonstration_entries_are_named_beside_the_gate() -> None:
     samples = [Sample("q", {}, [{}], {"demonstration": True}), Sample("r", {}, [{}], {})]
     preds = [pred(ResolvedRanking(1, (1,))), pred(ResolvedRanking(1, (1,)))]
     detail = metric.detail(metric.stats(samples, preds))
-    assert detail == {"missing": 0, "gate": ">= 0.9", "pass": True, "data": DEMONSTRATION,
+    # never a pass on demonstration data (issue 37): the gate is named, not judged
+    assert detail == {"missing": 0, "gate": ">= 0.9", "pass": None, "data": DEMONSTRATION,
                       "demonstration_entries": 1}

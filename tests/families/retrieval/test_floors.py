@@ -85,12 +85,13 @@ def test_first_10_and_random_by_hand(screen_root: Path) -> None:
     # gold at ranks 1, 5 and (cut) 12: recall 2/3, MRR (1 + 1/5 + 0) / 3, nDCG (1 + 1/log2 6) / 3
     assert first["recall@10"]["value"] == pytest.approx(2 / 3)
     assert first["mrr"]["value"] == pytest.approx(1.2 / 3)
+    assert first["mrr@10"]["value"] == pytest.approx(1.2 / 3)  # the rank-12 hit scores 0 anyway
     assert first["ndcg@10"]["value"] == pytest.approx((1 + 1 / math.log2(6)) / 3)
     assert first["recall@10"]["n"] == 3 and len(first["recall@10"]["ci95"]) == 2
     # each of the 10 results is one strip of 1/12 of the screen
     assert first["context@10"]["value"] == pytest.approx(1 / 12)
     rand = result.floor["random"]["metrics"]
-    assert set(rand) == {"recall@10", "mrr", "ndcg@10", "context@10"}
+    assert set(rand) == {"recall@10", "mrr", "mrr@10", "ndcg@10", "context@10"}
     again = ui_run(screen_root).floor["random"]
     assert again["metrics"]["mrr"] == rand["mrr"]  # seeded: the same order every run
 

@@ -133,6 +133,10 @@ def test_iou() -> None:
     ("image", {}, 1.0),
     ("ui_screenshot", {"bbox": [0.0, 0.0, 0.5, 0.2]}, 0.1),
     ("ui_screenshot", {"bbox": [0, 0, 720, 100]}, None),  # pixels: screen size unknown
+    # past the screen's edges (issue 37): clipped to the screen, not left out
+    ("ui_screenshot", {"bbox": [0.5, 0.9, 1.1, 1.2]}, 0.05),
+    ("ui_screenshot", {"bbox": [-0.2, -0.1, 0.5, 0.2]}, 0.1),
+    ("ui_screenshot", {"bbox": [1.1, 0.0, 1.5, 0.5]}, 0.0),  # wholly off the screen
     ("video", {"t_start": 4.0, "t_end": 10.0}, 6.0),
     ("conversation", {"turn": 3}, 1.0),
     ("conversation", {"turn_start": 3, "turn_end": 7}, 5.0),

@@ -1,5 +1,6 @@
-"""Parity of recall@10, MRR and nDCG@10 with trec_eval (ir-measures, pytrec_eval) and ranx, on
-generated runs where every gold region maps to exactly one atom (a conversation turn)."""
+"""Parity of recall@10, MRR, MRR@10 and nDCG@10 with trec_eval (ir-measures, pytrec_eval; MS
+MARCO's rule for MRR@10) and ranx, on generated runs where every gold region maps to exactly
+one atom (a conversation turn)."""
 
 from __future__ import annotations
 
@@ -60,9 +61,21 @@ def test_parity_with_trec_eval_and_ranx(seed: int) -> None:
     for name, values in ours.items():
         theirs = np.array([got.get((q, name), 0.0) for q in qids])  # an empty run scores 0
         np.testing.assert_allclose(values, theirs, rtol=0, atol=1e-9, err_msg=name)
+    # mrr@10 = RR@10: pytrec_eval's recip_rank has no cutoff, so the reference is ir-measures'
+    # MS MARCO provider (the official MRR@10 script's rule) and ranx's mrr@10
+    cut = per_query(MRR(k=10), samples, preds)
+    rr10 = ir_measures.parse_measure("RR@10")
+    msmarco = ir_measures.providers.registry["msmarco"].evaluator([rr10], qrels)
+    at10 = {m.query_id: m.value for m in msmarco.iter_calc(run)}
+    theirs = np.array([at10.get(q, 0.0) for q in qids])
+    np.testing.assert_allclose(cut, theirs, rtol=0, atol=1e-9, err_msg="RR@10")
+    assert (cut <= ours["RR"] + 1e-12).all() and (cut < ours["RR"]).any()  # the cut matters
     rq, rr = ranx.Qrels(qrels), ranx.Run({q: r for q, r in run.items() if r} or {"x": {"y": 1}})
-    ranx_means = ranx.evaluate(rq, rr, ["recall@10", "mrr", "ndcg@10"], make_comparable=True)
-    for ours_name, ranx_name in (("R@10", "recall@10"), ("RR", "mrr"), ("nDCG@10", "ndcg@10")):
+    names = ["recall@10", "mrr", "mrr@10", "ndcg@10"]
+    ranx_means = ranx.evaluate(rq, rr, names, make_comparable=True)
+    ours["RR@10"] = cut
+    for ours_name, ranx_name in (("R@10", "recall@10"), ("RR", "mrr"), ("RR@10", "mrr@10"),
+                                 ("nDCG@10", "ndcg@10")):
         assert float(np.mean(ours[ours_name])) == pytest.approx(ranx_means[ranx_name], abs=1e-9)
 
 

@@ -183,6 +183,16 @@ def test_mixing_two_code_datasets_is_refused(real_root: Path) -> None:
         load_dataset(load_task("retrieval/code"), "dev", real_root)
 
 
+def test_codesearchnet_beside_the_swebench_checkouts_stops(real_root: Path) -> None:
+    """Its functions have no text here while SWE-bench's checkouts are code: every CodeSearchNet
+    entry would be ranked against the wrong repositories (issue 37), so the run stops."""
+    spec = load_task("retrieval/code").evolve(
+        loader={"name": "retrieval", "params": {"modality": "code", "sets": ["codesearchnet"]}})
+    with pytest.raises(BenchregError, match=r"^89 of 89 entries are void \(by reason: no corpus "
+                       r"for its source 89\); first: .*codesearchnet\.jsonl:\d+ \(no corpus"):
+        load_dataset(spec, "dev", real_root)
+
+
 def test_importing_twice_changes_nothing(real_root: Path, shared: Path) -> None:
     before = tree(real_root)
     assert run("locomo", "--src", shared / "conversation" / "locomo", "--out", real_root) == 0

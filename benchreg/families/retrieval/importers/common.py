@@ -291,6 +291,7 @@ def run(importer: Importer, args: argparse.Namespace) -> Imported:
     if out.exists() and not out.is_dir():
         raise BenchregError("the data root is not a folder", where=out)
     created = not out.exists()
+    check_destinations(out, importer)
     out.mkdir(parents=True, exist_ok=True)
     try:
         with Staging(out.resolve(), importer.name, importer.modality) as staging:
@@ -307,6 +308,24 @@ def run(importer: Importer, args: argparse.Namespace) -> Imported:
             out.rmdir()  # as it was: absent
         raise
     return imported
+
+
+def check_destinations(out: Path, importer: Importer) -> None:
+    """Every path the import writes (the temp folder, `sets/`, its set file, `corpus/`, the
+    manifest, its corpus folder) must stay inside the data root once links are followed: a run
+    refuses a root whose files lead outside it, so an import never writes through such a link."""
+    root = out.resolve()
+    folder = Path(CORPUS) / importer.modality / importer.name
+    for rel in (Path(f".import-{importer.name}.tmp"), Path(SETS),
+                Path(SETS) / f"{importer.name}.jsonl", Path(CORPUS), Path(CORPUS) / MANIFEST,
+                folder.parent, folder):
+        if not (out / rel).resolve().is_relative_to(root):
+            raise BenchregError(
+                f"{rel} leads outside the data root {root} (a link); nothing was written",
+                where=out / rel,
+                fix="replace the link by a folder (or file) inside the data root, or import "
+                "into another root",
+            )
 
 
 def summary(name: str, out: Path, imported: Imported, seconds: float) -> str:
