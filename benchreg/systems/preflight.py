@@ -317,7 +317,8 @@ class EndpointCheck:
     def _unreachable(self, reason: str) -> BenchregError:
         return BenchregError(
             f"cannot reach the model server at {self.endpoint}: {reason}",
-            fix="start the server, or fix model.base_url (host, port, http/https)",
+            fix="start the server, or fix model.base_url (host, port, http/https); to replay "
+            "answers the response cache holds without the server, set model.preflight=false",
         )
 
     def _transport_reason(self, exc: httpx.TransportError) -> str:

@@ -37,6 +37,7 @@ def test_connection_refused(fake_server) -> None:
     message = _refusal(chat_cfg(closed_port_url()))
     assert "cannot reach the model server at http://127.0.0.1:" in message
     assert "connection refused" in message and "model.base_url" in message
+    assert "model.preflight=false" in message  # a fully cached run replays without the server
 
 
 def test_a_hung_server_is_a_timeout_of_the_short_check(silent_server) -> None:
