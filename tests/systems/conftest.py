@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from loguru import logger
 
 from benchreg import RunOptions, RunResult, load_task, run_task
 from benchreg.core import registry
@@ -177,3 +178,12 @@ def closed_port_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}/v1"
+
+
+@pytest.fixture
+def warnings() -> Iterator[list[str]]:
+    """The messages of the warnings logged while the test runs."""
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="WARNING")
+    yield lines
+    logger.remove(sink)

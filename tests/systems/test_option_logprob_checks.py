@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Iterator
 
 import pytest
-from loguru import logger
 
 from benchreg.core.errors import BenchregError
 from benchreg.core.outputs import error_causes
@@ -79,14 +77,6 @@ def test_the_endpoint_check_refuses_a_server_whose_logprobs_are_broken(
     cfg = chat_cfg(server.base_url, scoring="logprobs", endpoint=endpoint)
     with pytest.raises(BenchregError, match=rf"sends {BAD_LOGPROBS}, which .* cannot score"):
         preflight(cfg)
-
-
-@pytest.fixture
-def warnings() -> Iterator[list[str]]:
-    lines: list[str] = []
-    sink = logger.add(lambda m: lines.append(m.record["message"]), level="WARNING")
-    yield lines
-    logger.remove(sink)
 
 
 @pytest.mark.parametrize("hidden", [(), ("0", "1", "2", "3", "4", "5", "6")])

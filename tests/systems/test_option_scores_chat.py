@@ -7,12 +7,10 @@ gives no chat log-probabilities, is one clear line; `option_mass` is summarised 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
-from loguru import logger
 from sklearn.metrics import log_loss
 
 from benchreg.core.errors import BenchregError
@@ -23,14 +21,6 @@ from tests.systems.conftest import chat_cfg, preflight, run
 
 PREFIX = '{"selected_candidate_index":'
 TOLERANCE = 1e-9
-
-
-@pytest.fixture
-def warnings() -> Iterator[list[str]]:
-    lines: list[str] = []
-    sink = logger.add(lambda m: lines.append(m.record["message"]), level="WARNING")
-    yield lines
-    logger.remove(sink)
 
 
 def _recomputed_probs(conversation: list[Any], sent: list[dict[str, Any]], n: int) -> np.ndarray:
