@@ -1,6 +1,6 @@
 """`python -m benchreg ...`: the Hydra app (a run, or a sweep with `-m`), plus `--version`,
-`--help` and the subcommands `tasks`, `analyze`, `report`, `compare`, `view` and `import` (each
-has `--help`).
+`--help` and the subcommands `tasks`, `analyze`, `report`, `compare`, `view`, `leaderboard`,
+`export` and `import` (each has `--help`).
 
 What a person waits for answers without Hydra: `--version`, `--help` (the app's help template,
 filled in from the config files: :mod:`benchreg.app.help`), the subcommands, and a run's bad
@@ -12,7 +12,16 @@ import os
 import re
 import sys
 
-SUBCOMMANDS = ("analyze", "tasks", "report", "compare", "view", "import")
+SUBCOMMANDS = (
+    "analyze",
+    "tasks",
+    "report",
+    "compare",
+    "view",
+    "leaderboard",
+    "export",
+    "import",
+)
 HELP_FLAGS = ("--help", "-h")
 
 

@@ -26,9 +26,16 @@ from benchreg.core.load import forget, gc_paused
 from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE
 from benchreg.core.summary import plural, state_lines, summary_csv, summary_markdown, summary_row
 
+REDONE_BY_THE_SAME_SWEEP = ("failed", "damaged", "unfinished", "not started")
+REDO_NOTE = (
+    "the same sweep command runs these jobs again (finished jobs are kept); add run.overwrite=true "
+    "where a job's folder holds a run of other inputs"
+)
+
 
 def sweep_rows(sweep_dir: Path) -> list[dict[str, Any]]:
-    """One summary row per job: finished, failed, started but unfinished, or never started."""
+    """One summary row per job: finished, failed, damaged (its metrics.json), started but
+    unfinished, or never started."""
     rows = []
     for job in job_states(sweep_dir):
         if job.state in ("ok", "incomplete") and job.folder is not None:
@@ -37,6 +44,8 @@ def sweep_rows(sweep_dir: Path) -> list[dict[str, Any]]:
         elif job.state == "failed" and job.folder is not None:
             error = read_json(job.folder / ERROR_FILE)
             rows.append(summary_row(job.name, None, error))
+        elif job.state == "damaged":  # the same sweep again resumes it and writes it again
+            rows.append(summary_row(job.name, None, {"error": job.detail}, status=job.state))
         else:
             rows.append(summary_row(job.name, None, {"error": job.state}, status=job.state))
     return rows
@@ -100,6 +109,8 @@ def print_sweep_end(
             error = row.get("error")
             said = f": {error}" if error and error != row["status"] else ""
             print(f"  {row['job']}: {row['status']}{said}")
+    if any(row.get("status") in REDONE_BY_THE_SAME_SWEEP for row in rows):
+        print(REDO_NOTE)
     if failed_analyses:
         logger.error(f"{plural(failed_analyses, 'analysis', 'analyses')} failed; see summary.md")
     print(f"summary: {sweep_dir / 'summary.md'}  (every job; BENCHREG_VERBOSE=1 prints it here)")

@@ -1,5 +1,6 @@
 """Subcommands that are not a Hydra job: `tasks`, `analyze <sweep_dir>`, `report <sweep_dir>`,
-`compare <sweep A> [<sweep B>]`, `view <sweep or run folder>` and `import <source> ...`.
+`compare <sweep A> [<sweep B>]`, `view <sweep or run folder>`, `leaderboard <folder>...`,
+`export mlflow|wandb <folder>...` and `import <source> ...`.
 
 Each has `--help`; a usage error or bad input is one line (`error: ...`) and exit code 2; log
 lines have the short form of runs (:mod:`benchreg.app.logs`)."""
@@ -17,7 +18,7 @@ from typing import NoReturn, TypeAlias
 from benchreg.core.errors import BenchregError
 
 SEARCHPATH_OVERRIDE = "hydra.searchpath="
-SWEEP_TOOLS = ("analyze", "report", "compare", "view")
+SWEEP_TOOLS = ("analyze", "report", "compare", "view", "leaderboard", "export")
 PROG = "python -m benchreg"
 EPILOG = (
     f"Runs and sweeps: {PROG} task=<family>/<name> [view=...] [model=...] [key=value ...], "
@@ -67,7 +68,15 @@ def build_parser() -> OneLineParser:
     """The subcommands' parser (`import` parses its own arguments: each importer has its own)."""
     parser = OneLineParser(prog=PROG, epilog=EPILOG)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
-    for add in (_analyze_parser, _tasks_parser, _report_parser, _compare_parser, _view_parser):
+    for add in (
+        _analyze_parser,
+        _tasks_parser,
+        _report_parser,
+        _compare_parser,
+        _view_parser,
+        _leaderboard_parser,
+        _export_parser,
+    ):
         add(sub)
     sub.add_parser(
         "import",
@@ -138,9 +147,11 @@ def _compare_parser(sub: Subparsers) -> None:
         help="paired per-sample comparison of two systems",
         description="Compare two sweeps (or two models of one sweep) task by task: paired "
         "bootstrap CI of the mean difference, exact McNemar (0/1 scores) or Wilcoxon, Holm "
-        "correction across tasks. Refuses when the data sha256 differ. Writes compare.html "
-        "(the significant differences first, then every task, and a figure), compare.md, "
-        "compare.json and compare.svg.",
+        "correction across tasks, and each task's minimum detectable difference (80% power). "
+        "Refuses when the data sha256 differ. Writes compare.html (the significant differences "
+        "first, then every task, and a figure), compare.md, compare.json and compare.svg. "
+        "--gate --margin M: release gate, a one-sided paired test per task of B worse than A by "
+        "more than M (Holm across tasks); exit 0 GO, 1 NO-GO (naming the tasks), 2 bad input.",
         epilog=EPILOG,
     )
     comp.add_argument("sweep_a", type=Path)
@@ -150,6 +161,19 @@ def _compare_parser(sub: Subparsers) -> None:
     comp.add_argument("--out", type=Path, default=None, help="folder (default <sweep_a>/compare)")
     comp.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples")
     comp.add_argument("--seed", type=int, default=0)
+    comp.add_argument(
+        "--gate", action="store_true", help="release gate: exit 0 GO, 1 NO-GO (needs --margin)"
+    )
+    comp.add_argument(
+        "--margin",
+        type=float,
+        default=None,
+        metavar="M",
+        help="the regression the gate tolerates, in the primary metric's units (0.05 = 5 points)",
+    )
+    comp.add_argument(
+        "--alpha", type=float, default=0.05, help="level of the tests and of the MDE (0.05)"
+    )
 
 
 def _view_parser(sub: Subparsers) -> None:
@@ -261,6 +285,105 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
+def _leaderboard_parser(sub: Subparsers) -> None:
+    board = sub.add_parser(
+        "leaderboard",
+        help="one table of every finished run under the folders: models x tasks, with CIs",
+        description="Read every finished run under the folders (runs and sweeps, any date, any "
+        "depth) and print one table: a row per model identity, a column per task, view, primary "
+        "metric and data files (short sha256 in the heading), each cell the newest run's value "
+        "[95% CI] n/denominator; incomplete, demonstration and not testable runs in words. Writes "
+        "leaderboard.html (self-contained), leaderboard.md and leaderboard.csv.",
+        epilog=EPILOG,
+    )
+    board.add_argument(
+        "folders",
+        type=Path,
+        nargs="+",
+        metavar="FOLDER",
+        help="a run or sweep folder, or any folder holding them (e.g. outputs/)",
+    )
+    board.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="folder of the three files (default: the current directory); an existing file "
+        "there that is not a leaderboard is never overwritten",
+    )
+    board.add_argument(
+        "--task",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only tasks matching GLOB, e.g. '<family>/*' (repeatable)",
+    )
+    board.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only models with this name, label or model_id (a glob; repeatable)",
+    )
+    board.add_argument(
+        "--ref",
+        default=None,
+        metavar="MODEL",
+        help="mark the cells that differ from this model's (paired test per cell, Holm across "
+        "the table)",
+    )
+
+
+def _export_parser(sub: Subparsers) -> None:
+    export = sub.add_parser(
+        "export",
+        help="log runs to a tracking server: export mlflow|wandb <run or sweep folder>...",
+        description="Log one tracking run per finished job of the folders (run or sweep "
+        "folders): params (task, view, model label and id, versions, data and predictions "
+        "sha256), metrics (value, CI bounds, n, denominator), metrics.json, provenance.json and "
+        "the sweep's report. A job exported before (same fingerprint) is skipped; a run that "
+        "is no result (incomplete, not a benchmark, demonstration data) is logged without "
+        "metric values, tagged benchreg.status=incomplete|not_a_result|demonstration. "
+        "Needs pip install 'benchreg[tracking]'. W&B runs are written offline (no network). "
+        "A sweep exports each job as it ends with hydra/callbacks=export_mlflow (or "
+        "export_wandb): see docs/results-over-time.md.",
+        epilog=EPILOG,
+    )
+    export.add_argument("target", choices=("mlflow", "wandb"), help="where to log the jobs")
+    export.add_argument(
+        "folders",
+        type=Path,
+        nargs="+",
+        metavar="FOLDER",
+        help="run folders, sweep folders, or folders holding them (e.g. outputs/)",
+    )
+    mlflow = export.add_argument_group("mlflow")
+    mlflow.add_argument(
+        "--tracking-uri",
+        metavar="URI",
+        help="MLflow store: sqlite:///<file>.db, a folder (file store) or a server's URL "
+        "(default: $MLFLOW_TRACKING_URI, else sqlite:///mlflow.db here)",
+    )
+    mlflow.add_argument("--experiment", metavar="NAME", help="MLflow experiment (benchreg)")
+    wandb = export.add_argument_group("wandb (offline runs only; upload with `wandb sync`)")
+    wandb.add_argument("--project", metavar="NAME", help="W&B project (benchreg)")
+    wandb.add_argument(
+        "--dir", type=Path, metavar="DIR", help="where the offline runs go: DIR/wandb/ (.)"
+    )
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    from benchreg.app.leaderboard import run
+
+    return run(args)
+
+
+def _export(args: argparse.Namespace) -> int:
+    from benchreg.app.tracking import run
+
+    return run(args)
+
+
 def _view(args: argparse.Namespace) -> int:
     from benchreg.app.view import view as write_view
 
@@ -269,8 +392,20 @@ def _view(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     from benchreg.app.compare import run
+    from benchreg.app.compare.gate import check_options
 
-    return run(args.sweep_a, args.sweep_b, args.a, args.b, args.out, args.bootstrap, args.seed)
+    check_options(args.gate, args.margin, args.alpha)
+    return run(
+        args.sweep_a,
+        args.sweep_b,
+        args.a,
+        args.b,
+        args.out,
+        args.bootstrap,
+        args.seed,
+        margin=args.margin if args.gate else None,
+        alpha=args.alpha,
+    )
 
 
 def _tasks(args: argparse.Namespace) -> int:
@@ -288,4 +423,6 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "report": _report,
     "compare": _compare,
     "view": _view,
+    "leaderboard": _leaderboard,
+    "export": _export,
 }

@@ -15,16 +15,28 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pygal
 from pygal.style import Style
 
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+from benchreg.core.figure_layout import (
+    VALUE_GAP,
+    haloed_values,
+    legend_layout,
+    text_width,
+    values_clear_of_whiskers,
+)
+
+# One colour meaning per page: green, red and grey say pass, fail and not testable wherever they
+# appear, so the series colours (which only tell series apart) are none of them.
+PALETTE = ("#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79")
 PASS, FAIL, NA = "#2ca02c", "#d62728", "#9e9e9e"
 WIDTH = 820  # px: every figure's width, so that they line up on the report page
 LEGEND_ROW = 22  # px: a row of legend entries below the plot
+MARGIN = 12  # px around each chart
+VALUE_FONT = 11  # px: the values written at the bars
 XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\n'
 
 STYLE = Style(
@@ -38,7 +50,7 @@ STYLE = Style(
     label_font_size=11,
     major_label_font_size=11,
     legend_font_size=11,
-    value_font_size=9,
+    value_font_size=VALUE_FONT,
     tooltip_font_size=10,
     colors=PALETTE,
     opacity="0.85",
@@ -81,20 +93,32 @@ def horizontal_bars(
     legend: bool | None = None,
 ) -> pygal.HorizontalBar:
     """A horizontal bar chart: one row per label (the first at the top), one bar per series in
-    each row (None: no bar), values written at the bars. ``legend``: shown when there are several
-    series unless told."""
+    each row (None: no bar), each value written right of its bar and whisker. ``legend``: shown
+    below the plot, inside the picture, when there are several series unless told."""
     legend = len(series) > 1 if legend is None else legend
+    bars = [v for _, values in series for v in values if v is not None]
     if value_range is None:  # pygal's own range leaves the CIs out: a whisker would be cut
-        value_range = _span([v for _, values in series for v in values if v is not None])
+        value_range = _span(bars)
+    formatter = _value_formatter(digits)
+    longest_value = max((text_width(_text(p, formatter), VALUE_FONT) for p in bars), default=0)
+    margin_right = max(40, math.ceil(longest_value + VALUE_GAP + MARGIN))
+    label_width = max((text_width(label, STYLE.label_font_size) for label in labels), default=0)
+    layout = legend_layout(
+        [name for name, _ in series] if legend else [],
+        WIDTH - label_width - margin_right - 3 * MARGIN,  # about the plot's width
+        STYLE.legend_font_size,
+        box=12,
+    )
     bar_height = 13
     rows = len(labels) * (len(series) * bar_height + 10)
-    legend_rows = math.ceil(len(series) / 3) if legend else 0
+    legend_rows = layout.rows if legend else 0
     chart = pygal.HorizontalBar(
         **_config(title),
         height=110 + rows + LEGEND_ROW * legend_rows + (20 if x_title else 0),
         show_legend=legend,
         legend_at_bottom=True,
-        legend_at_bottom_columns=3,
+        legend_at_bottom_columns=layout.columns,
+        margin_bottom=MARGIN + (layout.extra_bottom if legend else 0),
         x_title=x_title or None,
         range=value_range,
         include_x_axis=True,
@@ -103,13 +127,23 @@ def horizontal_bars(
         show_y_guides=True,
         print_values=True,
         print_values_position="top",
-        value_formatter=lambda v: f"{v:.{digits}f}",
-        margin_right=40,
+        value_formatter=formatter,
+        margin_right=margin_right,
     )
+    chart.add_xml_filter(values_clear_of_whiskers)
     chart.x_labels = list(reversed(labels))
     for series_name, values in series:
         chart.add(series_name, list(reversed(list(values))))
     return chart
+
+
+def _value_formatter(digits: int) -> Callable[[float], str]:
+    return lambda v: f"{v:.{digits}f}"
+
+
+def _text(bar: Mapping[str, Any], formatter: Callable[[float], str]) -> str:
+    """The text written at a bar: its own (``point(text=...)``) or the chart's formatter's."""
+    return str(bar.get("formatter", formatter)(bar["value"]))
 
 
 def _span(points: Sequence[dict[str, Any]]) -> tuple[float, float] | None:
@@ -161,7 +195,7 @@ def _config(title: str) -> dict[str, Any]:
         "disable_xml_declaration": True,  # added once by to_svg / stack
         "truncate_label": -1,
         "truncate_legend": -1,
-        "margin": 12,
+        "margin": MARGIN,
         "spacing": 8,
         "no_data_text": "no data",
     }
@@ -171,6 +205,7 @@ def rendered(chart: Any, name: str) -> str:
     """The chart's SVG element: a stable id (pygal draws one at random), no script."""
     chart.uuid = "benchreg-" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:12]
     chart.add_xml_filter(_static)
+    chart.add_xml_filter(haloed_values)
     return str(chart.render(is_unicode=True))
 
 

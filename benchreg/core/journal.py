@@ -68,6 +68,23 @@ def _loads(line: bytes) -> Any:
         return json.loads(line)
 
 
+def holds_answers(folder: Path) -> bool:
+    """Whether the journal in ``folder`` holds any answer (a line whose status is not
+    ``error``); read only, never cut: the folder may belong to another run."""
+    path = folder / JOURNAL_FILE
+    if not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        for line in handle:
+            try:
+                status = _loads(line).get("status")
+            except (ValueError, AttributeError):
+                return False  # a torn line ends what the journal holds
+            if status != Status.ERROR.value:
+                return True
+    return False
+
+
 class Journal:
     def __init__(self, folder: Path) -> None:
         self.path = folder / JOURNAL_FILE

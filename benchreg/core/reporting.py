@@ -59,12 +59,16 @@ CellValue = Cell | str | int | float | None
 class Headline:
     """A family's answer as one small table: a title, column names, rows (one cell per column)
     and footnotes (what the numbers mean: CIs, tests, n/denominator). Floats are shown with 4
-    decimals; format them yourself (a str) for anything else."""
+    decimals; format them yourself (a str) for anything else. ``terminal``: what the terminal
+    shows instead (e.g. the rows that cannot be tested summarised in one line)."""
 
     title: str
     columns: Sequence[str]
     rows: Sequence[Sequence[CellValue]]
     footnotes: Sequence[str] = ()
+    # a shorter form for the terminal, where a row per task that can say only "not testable"
+    # buries the answer; the report pages show the full table (None: the same on both)
+    terminal: Headline | None = None
 
     def __post_init__(self) -> None:
         for i, row in enumerate(self.rows):

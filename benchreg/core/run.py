@@ -126,7 +126,11 @@ async def aevaluate(
             folder.unclaim()  # a new folder goes back to empty: nothing written
             raise
         journal = Journal(output.folder) if journaled(system) else None
-        result = await aexecute(prepared, system, options=options, journal=journal)
+        try:
+            result = await aexecute(prepared, system, options=options, journal=journal)
+        except BaseException:
+            folder.abandon()  # no answer kept: the corrected command finds the folder free
+            raise
         result.answers_from_inputs = journal is None
         record = write_run(output.folder, result, output.config)
         return Evaluation(result, record, output.folder)
@@ -225,8 +229,9 @@ async def aexecute(
     result.stopped = answers.stopped
     _mark_failed(result, answers.by_id, options)
     tic = time.perf_counter()
-    ctx = SystemContext(prepared.task, prepared.view, prepared.data_root, prepared.samples,
-                        options=asdict(options))
+    ctx = SystemContext(
+        prepared.task, prepared.view, prepared.data_root, prepared.samples, options=asdict(options)
+    )
     result.floor = floor_record(ctx, prepared.dataset, n_boot=options.n_boot, seed=options.seed)
     if result.floor:  # a family without floors keeps the keys it always had
         seconds["floor"] = time.perf_counter() - tic
@@ -486,8 +491,11 @@ def attempts_total(predictions: list[Prediction]) -> dict[str, Any]:
     """A resumed run's counters over every attempt (the system itself saw only the last one),
     read from the answers' own records."""
     total: dict[str, Any] = {"samples": len(predictions)}
+    usages = [p.metadata.get("usage") or {} for p in predictions]
+    counted = [u for u in usages if not u.get("estimated")]  # the server's own counts only
     for key in SUMMED_USAGE:
-        total[key] = sum(int((p.metadata.get("usage") or {}).get(key, 0)) for p in predictions)
+        total[key] = sum(int(usage.get(key, 0)) for usage in counted)
+    total["usage_estimated"] = len(usages) - len(counted)
     total["errors"] = sum(1 for p in predictions if p.status is Status.ERROR)
     return {**total, "counted_over": "all attempts (a resumed run)"}
 

@@ -13,10 +13,16 @@ Opening a folder:
 - an unfinished run with the same fingerprint: resumed (the journal's answers are kept);
 - a finished run with the same fingerprint: reused as it is when ``reuse_finished`` (a resumed
   sweep), else refused;
+- a failed attempt of another run that kept no answer (only its claim, ``error.json`` and failed
+  requests in its journal: the sweep job whose input was wrong): claimed anew, its files removed;
 - anything else (another run, finished or not, or files benchreg did not write): refused, unless
   ``overwrite`` and every file in it is a run file benchreg writes, which are then removed.
 
-A lock (``.lock``, flock) keeps a second process out of a folder in use.
+A run that fails before keeping any answer gives its claim back (:meth:`RunFolder.abandon`), so
+the corrected command finds the folder empty.
+
+A lock (``.lock``, flock) keeps a second process out of a folder in use; it is removed when the
+run lets go of it (an empty file left in every run folder said nothing).
 """
 
 from __future__ import annotations
@@ -31,9 +37,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from loguru import logger
+
 from benchreg.core.errors import BenchregError
 from benchreg.core.io import atomic_write_json, sha256_file, sha256_text
-from benchreg.core.journal import JOURNAL_FILE
+from benchreg.core.journal import JOURNAL_FILE, holds_answers
 
 RUN_FILE = "run.json"
 LOCK_FILE = ".lock"
@@ -54,7 +62,9 @@ RUN_FILES = frozenset(
         HYDRA_SUBDIR,
     }
 )
-
+# what a failed attempt leaves behind: with no answer in the journal nothing in it is a result
+FAILED_ATTEMPT_FILES = frozenset({RUN_FILE, ERROR_FILE, JOURNAL_FILE})
+LOCK_ATTEMPTS = 5  # a lock file removed by its holder between our open and flock: open it again
 
 FINGERPRINT_PARTS = {
     "task": "the task entry",
@@ -128,7 +138,18 @@ class RunFolder:
             return
         (self.path / RUN_FILE).unlink(missing_ok=True)
         self.release()
-        (self.path / LOCK_FILE).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            self.path.rmdir()
+
+    def abandon(self) -> None:
+        """The run failed: when it kept no answer (nothing to resume), its claim and journal of
+        failed requests go, and the folder too when nothing else is in it, so the corrected
+        command finds it free. A run with answers keeps them for the same command to resume."""
+        if self.state == "finished" or not failed_attempt_only(self.path):
+            return
+        for name in FAILED_ATTEMPT_FILES:
+            (self.path / name).unlink(missing_ok=True)
+        self.release()
         with contextlib.suppress(OSError):
             self.path.rmdir()
 
@@ -184,18 +205,37 @@ def _lock(path: Path) -> Any:
 
 
 def try_lock(lock_file: Path, busy: str, *, fix: str) -> Any:
-    """Hold an exclusive flock on ``lock_file`` (returned: close or `release_lock` it to let
-    go); when another process holds it, one clear error naming the folder."""
-    handle = lock_file.open("a")
+    """Hold an exclusive flock on ``lock_file`` (returned: `release_lock` it to let go, which
+    removes the file); when another process holds it, one clear error naming the folder."""
+    for _ in range(LOCK_ATTEMPTS):
+        handle = lock_file.open("a")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise BenchregError(busy, where=lock_file.parent, fix=fix) from None
+        if _same_file(handle, lock_file):
+            return handle
+        # its holder removed it as it let go: this lock is on a file no one else will open
+        release_lock(handle, remove=False)
+    raise BenchregError(busy, where=lock_file.parent, fix=fix)
+
+
+def _same_file(handle: Any, path: Path) -> bool:
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise BenchregError(busy, where=lock_file.parent, fix=fix) from None
-    return handle
+        on_disk = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(handle.fileno())
+    return (held.st_dev, held.st_ino) == (on_disk.st_dev, on_disk.st_ino)
 
 
-def release_lock(handle: Any) -> None:
+def release_lock(handle: Any, *, remove: bool = True) -> None:
+    """Let go of a lock from :func:`try_lock`; its file is removed first, while still held, so
+    that a process that opens it meanwhile finds it gone (and opens a new one) on locking."""
+    if remove:
+        with contextlib.suppress(OSError):
+            os.unlink(handle.name)
     fcntl.flock(handle, fcntl.LOCK_UN)
     handle.close()
 
@@ -223,56 +263,117 @@ def _claim(path: Path, fingerprint: str, *, overwrite: bool, reuse_finished: boo
         )
     previous = _read_run(path)
     same = previous.get("fingerprint") == fingerprint
-    finished = (path / METRICS_FILE).is_file() and not run_is_incomplete(path)
+    damage = metrics_damage(path)
+    finished = damage is None and (path / METRICS_FILE).is_file() and not run_is_incomplete(path)
     if same and not finished:
+        if damage is not None:
+            _resume_damaged(path, damage)
         return "resumed"
     if same and reuse_finished:
         return "finished"
+    if ERROR_FILE in entries and failed_attempt_only(path):
+        _remove(path, entries)
+        logger.info(f"{path}: held only a failed attempt that kept no answer: claimed anew")
+        return "new"
     if not overwrite:
         what = "a finished run" if finished else "an unfinished run"
-        if same:
-            detail = "of the same task and config"
-        elif previous.get("task"):
-            view = f" view={previous['view']}" if previous.get("view") else ""
-            detail = (
-                f"of {previous['task']}{view} (model {previous.get('model', '?')})"
-                f"{changed_inputs(previous, fingerprint)}"
-            )
-        else:
-            detail = f"(files {', '.join(sorted(entries)[:6])}; no readable run.json)"
+        if damage is not None:
+            what = f"a run whose metrics.json is damaged ({damage})"
         raise BenchregError(
-            f"the run folder already holds {what} {detail}",
+            f"the run folder already holds {what} {_held(previous, fingerprint, same, entries)}",
             where=path,
             fix="pass run.overwrite=true to replace it, or choose another folder",
         )
-    for name in entries:
-        (path / name).unlink()
+    _remove(path, entries)
     return "new"
 
 
-_INCOMPLETE: dict[tuple[str, int, int, int, int], bool] = {}
+def _held(previous: Mapping[str, Any], fingerprint: str, same: bool, entries: set[str]) -> str:
+    """Which run a refused folder holds, in words (and which input changed since)."""
+    if same:
+        return "of the same task and config"
+    if previous.get("task"):
+        view = f" view={previous['view']}" if previous.get("view") else ""
+        return (
+            f"of {previous['task']}{view} (model {previous.get('model', '?')})"
+            f"{changed_inputs(previous, fingerprint)}"
+        )
+    return f"(files {', '.join(sorted(entries)[:6])}; no readable run.json)"
+
+
+def _resume_damaged(path: Path, damage: str) -> None:
+    """Say that a run whose metrics.json is damaged is resumed and written again; a folder in
+    the file's place cannot be written over: one clear error."""
+    if (path / METRICS_FILE).is_dir():
+        raise BenchregError(
+            f"damaged: {damage}",
+            fix="remove that folder, then run the same command again to resume the run",
+        )
+    logger.warning(
+        f"damaged: {damage}: the run is resumed (answers journaled are kept) and its outputs "
+        "are written again"
+    )
+
+
+def _remove(path: Path, names: Iterable[str]) -> None:
+    for name in names:
+        (path / name).unlink()
+
+
+def failed_attempt_only(path: Path) -> bool:
+    """Whether ``path`` holds only what a failed attempt leaves (its claim, error.json, a
+    journal of failed requests, Hydra's config copies) and no answer: nothing in it is anyone's
+    result."""
+    names = {p.name for p in path.iterdir()} - {LOCK_FILE, HYDRA_SUBDIR}
+    return names <= FAILED_ATTEMPT_FILES and not holds_answers(path)
+
+
+_READ: dict[tuple[str, int, int, int, int], tuple[bool, str | None]] = {}
 
 
 def run_is_incomplete(folder: Path) -> bool:
     """Whether the folder's finished outputs say the run is incomplete (failed requests not
-    asked again yet): the same command resumes such a run. Read once per metrics.json file
-    (path, device, inode, size, mtime: it is only ever replaced, never written in place), as a
-    sweep asks for every job folder's state at the start of each job."""
+    asked again yet): the same command resumes such a run."""
+    return _metrics_state(folder)[0]
+
+
+def metrics_damage(folder: Path) -> str | None:
+    """``<file>[:line]: <why>`` when the folder's metrics.json is there but cannot be what
+    benchreg wrote (cut, not JSON, not an object, not a file); None when it reads or is absent.
+    The same command resumes a run whose metrics.json is damaged (its outputs written again)."""
+    return _metrics_state(folder)[1]
+
+
+def _metrics_state(folder: Path) -> tuple[bool, str | None]:
+    """(incomplete, damage) of the folder's metrics.json. Read once per file (path, device,
+    inode, size, mtime: it is only ever replaced, never written in place), as a sweep asks for
+    every job folder's state at the start of each job."""
     path = folder / METRICS_FILE
     try:
         st = os.stat(path)
-    except OSError:
-        return False
+    except FileNotFoundError:
+        return False, (f"{path}: a link to nothing" if path.is_symlink() else None)
+    except OSError as exc:
+        return False, f"{path}: unreadable ({exc.strerror or type(exc).__name__})"
     key = (os.path.abspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    known = _INCOMPLETE.get(key)
-    if known is not None:
-        return known
+    known = _READ.get(key)
+    if known is None:
+        known = _READ[key] = _read_metrics(path)
+    return known
+
+
+def _read_metrics(path: Path) -> tuple[bool, str | None]:
+    if path.is_dir():
+        return False, f"{path}: a folder where a file is expected"
     try:
-        record = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
-        return False
-    _INCOMPLETE[key] = incomplete = isinstance(record, dict) and record.get("complete") is False
-    return incomplete
+        record = json.loads(path.read_bytes())
+    except json.JSONDecodeError as exc:
+        return False, f"{path}:{exc.lineno}: malformed JSON ({exc.msg}, column {exc.colno})"
+    except (OSError, ValueError, RecursionError) as exc:
+        return False, f"{path}: unreadable ({type(exc).__name__})"
+    if not isinstance(record, dict):
+        return False, f"{path}: holds a JSON {type(record).__name__}, not an object"
+    return record.get("complete") is False, None
 
 
 def _read_run(path: Path) -> dict[str, Any]:

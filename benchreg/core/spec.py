@@ -57,7 +57,7 @@ class GenerationSpec(_Strict):
 
     max_tokens: int | None = Field(None, ge=1)
     stop: list[str] | None = None
-    temperature: float | None = Field(None, ge=0)
+    temperature: float | None = Field(None, ge=0, allow_inf_nan=False)  # .inf: no sampling
     system: str | None = None  # a system message put before the prompt's own system text
 
     @model_validator(mode="before")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchreg.core.floors import floor_lines
+from benchreg.core.not_a_result import NOT_A_RESULT, not_a_result_reason
 
 INCOMPLETE = "incomplete"
 NOT_OK_STATES = (INCOMPLETE, "failed", "unfinished", "not started")
@@ -307,7 +308,13 @@ def summary_row(
         "status": INCOMPLETE if incomplete else "ok",
         "error": incomplete_reason(record) if incomplete else None,
         **extra,
+        **_not_a_result_field(record),
     }
+
+
+def _not_a_result_field(record: Mapping[str, Any]) -> dict[str, str]:
+    reason = not_a_result_reason(record)
+    return {"not_a_result": reason} if reason else {}
 
 
 def summary_csv(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -353,6 +360,8 @@ def summary_markdown(
             value = f"{value} ({INCOMPLETE})" if value else value
             reason = r.get("error")
             status = f"{INCOMPLETE}: {reason}" if reason and reason != INCOMPLETE else status
+        if r.get("not_a_result") and value:
+            value = f"{value} ({NOT_A_RESULT})"
         gap = f" {_cell(r.get('not_ok') or '')} |" if with_gap else ""
         lines.append(
             f"| {r['job']} | {_fmt(r.get('task'))} | {_fmt(r.get('view'))} | "
@@ -383,6 +392,7 @@ def state_lines(rows: Sequence[Mapping[str, Any]], *, legacy: bool = False) -> l
             )
             jobs = f"{k} job(s)" if legacy else plural(k, "job")
             lines.append(f"{jobs} {state}{extra}.")
+    lines += _not_a_result_lines(rows)
     degraded = [r for r in rows if r.get("degraded")]
     if degraded:
         total = sum(int(r["degraded"]) for r in degraded)
@@ -396,6 +406,17 @@ def state_lines(rows: Sequence[Mapping[str, Any]], *, legacy: bool = False) -> l
             + "."
         )
     return lines
+
+
+def _not_a_result_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """`1 job is not a benchmark result: <job> (<why>).`: finished jobs whose numbers are no
+    result although they succeeded."""
+    marked = [r for r in rows if r.get("not_a_result")]
+    if not marked:
+        return []
+    verb = "is" if len(marked) == 1 else "are"
+    jobs = "; ".join(f"{r['job']} ({r['not_a_result']})" for r in marked)
+    return [f"{plural(len(marked), 'job')} {verb} {NOT_A_RESULT}: {jobs}."]
 
 
 def _cell(text: str) -> str:

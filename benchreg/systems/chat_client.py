@@ -43,6 +43,7 @@ from benchreg.systems.retry import (
     retryable_status,
 )
 from benchreg.systems.sse import StreamCut, StreamError, merged
+from benchreg.systems.usage import negative_counts
 from benchreg.systems.window import PUSHBACK_STATUSES, AdaptiveWindow, Watch, Watchdog
 
 DETAIL_CHARS = 300
@@ -315,11 +316,15 @@ def _parse_completion(data: Any) -> Completion:
     except (KeyError, IndexError, TypeError, AttributeError):
         snippet = json.dumps(data, ensure_ascii=False, default=str)[:80]
         raise AttemptFailed(f"unusable response body: {snippet!r}", retryable=True) from None
+    usage = data.get("usage")
+    negative = negative_counts(usage) if isinstance(usage, dict) else None
+    if negative is not None:  # a server bug: no count of this answer can be trusted
+        raise AttemptFailed(f"negative token usage from the server ({negative})", retryable=False)
     timings = data.get("timings")
     return Completion(
         text=text if isinstance(text, str) else "",
         finish_reason=choice.get("finish_reason"),
-        usage=usage_counts(data.get("usage")),
+        usage=usage_counts(usage),
         latency_s=0.0,
         reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
         served_model=data.get("model") if isinstance(data.get("model"), str) else None,

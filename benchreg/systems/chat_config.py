@@ -58,9 +58,9 @@ class ChatConfig(BaseModel):
     label: str | None = None  # shown name; default: the model
     api_key_env: str | None = None  # name of the environment variable holding the key
     # generation: null = the task entry's `generation.<key>`, else DEFAULTS (else not sent)
-    temperature: float | None = Field(None, ge=0)
+    temperature: float | None = Field(None, ge=0, allow_inf_nan=False)
     max_tokens: int | None = Field(None, ge=1)
-    top_p: float | None = None
+    top_p: float | None = Field(None, allow_inf_nan=False)
     seed: int | None = None
     stop: list[str] | str | None = None
     system: str | None = None  # a system message before the prompt's own system text

@@ -197,6 +197,9 @@ class FakeChatServer:
     slow_s: float = 1.0
     streams: bool = True  # answers `stream: true` with server-sent events (else one body)
     stream_usage: bool = True  # a stream carries usage when stream_options asks for it
+    # the token usage it sends: "counted" (its own counts), "none" (no `usage` at all), or
+    # "negative" (a broken server's negative counts)
+    usage_mode: str = "counted"
     refuse_stream: bool = False  # `stream: true` -> HTTP 400 (an API without the field)
     # streams end after their first half with [DONE] (llama-cpp-python does so to a streamed
     # answer whenever another request waits)
@@ -549,8 +552,11 @@ class FakeChatServer:
             "object": kind,
             "model": self.served_model or request.get("model", "fake"),
             "choices": [dict(choice)],
-            "usage": dict(usage),
         }
+        if self.usage_mode == "negative":
+            out["usage"] = {"prompt_tokens": -7, "completion_tokens": -3, "total_tokens": -10}
+        elif self.usage_mode != "none":
+            out["usage"] = dict(usage)
         if self.fingerprint is not None:
             out["system_fingerprint"] = self.fingerprint
         return out
@@ -681,7 +687,7 @@ def _stream_events(envelope: Mapping[str, Any], usage: bool) -> tuple[bytes, byt
     if message.get("reasoning_content"):
         opening["reasoning_content"] = message["reasoning_content"]
     rest = [event({"content": text[len(text) // 2 :]}), event({}, choice["finish_reason"])]
-    if usage:
+    if usage and "usage" in envelope:
         last = {**top, "choices": [], "usage": envelope["usage"]}
         rest.append(b"data: " + json.dumps(last).encode() + b"\n\n")
     return event(opening), b"".join(rest) + b"data: [DONE]\n\n"

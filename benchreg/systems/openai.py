@@ -55,6 +55,8 @@ from benchreg.systems.completion import Completion, Failure
 from benchreg.systems.limits import FailureGuard
 from benchreg.systems.prefill import PREFILL_FIELDS, PrefillAsker, no_chat_logprobs, no_prefill
 from benchreg.systems.run_stats import RunStats
+from benchreg.systems.usage import UsageEstimator, prompt_text
+from benchreg.systems.waiting import ServerWait
 
 if TYPE_CHECKING:
     from benchreg.core.task import Task
@@ -138,6 +140,7 @@ class ChatSystem(BaseSystem):
         self._check_modes()
         self.cache = ResponseCache(CacheSettings.from_options(options))
         self.stats = RunStats()
+        self._usage = UsageEstimator(self.endpoint_id, config.max_tokens)
         self.guard = FailureGuard(config.stop_early, self.endpoint_id, cached=self.cache.writable)
         self.preflight_info: dict[str, Any] | None = None
         self.weights: Served | None = None  # what the server said it serves (pin_weights)
@@ -237,9 +240,19 @@ class ChatSystem(BaseSystem):
         first = next(todo, None)
         if first is not None:  # a fully cached run connects to nothing (nor starts a server)
             client = await self._connected()
-            await self._ask_window(client, itertools.chain([first], todo), flow)
+            async with self._waiting(flow):
+                await self._ask_window(client, itertools.chain([first], todo), flow)
         self.stats.samples += len(requests)
         return flow.out  # type: ignore[return-value]  # every place filled
+
+    def _waiting(self, flow: _Flow) -> ServerWait:
+        """A line for every half minute in which the server answers nothing."""
+        hint = (
+            f"an attempt gives up after model.timeout_s={self.config.timeout_s:g} s without a "
+            f"byte, then is retried up to model.max_retries={self.config.max_retries} times"
+        )
+        out = flow.out
+        return ServerWait(self.endpoint_id, len(out), lambda: sum(p is not None for p in out), hint)
 
     def report(self) -> SystemReport:
         self.cache.flush()  # the writes counted below are all of them
@@ -469,8 +482,6 @@ class ChatSystem(BaseSystem):
             self._answer_waiting(flow, key, ask, answer)
             if isinstance(answer, Failure):
                 self.guard.check()
-            elif self.budget is not None and client.counters.streamed_without_usage:
-                raise budget_without_usage(self.endpoint_id)
 
     def _hand_on(self, flow: _Flow) -> None:
         while flow.arrived:
@@ -505,6 +516,9 @@ class ChatSystem(BaseSystem):
             answer.text = self.scrub(answer.text)  # a server that echoes the key
             if answer.reasoning:
                 answer.reasoning = self.scrub(answer.reasoning)
+            if self.budget is not None:  # counted whatever the server says of its usage
+                sent = prompt_text(ask.messages, ask.prompt) + (ask.prefill or "")
+                self._usage.fill(answer, sent, _requests(answer))
             self.stats.add_usage(answer.usage, answer.latency_s, queue_s)
             self.cache.put(ask.key, answer.as_cached())
             if self.cache.pending == 1:  # written with the others that come meanwhile
@@ -780,6 +794,13 @@ def option_completion(scores: OptionScores, choices: Choices) -> Completion:
     )
 
 
+def _requests(answer: Completion) -> int:
+    """The requests an answer took: one, or one per option scored."""
+    timings = answer.server_timings or {}
+    count = timings.get("option_requests") if answer.option_probs is not None else None
+    return count if isinstance(count, int) and count > 0 else 1
+
+
 def no_logprobs(endpoint: str, detail: str) -> BenchregError:
     return BenchregError(
         f"the server at {endpoint} gives no log-probabilities, which model.scoring=logprobs "
@@ -815,14 +836,6 @@ def require_client(system: str) -> None:
             f"model={system} needs {' and '.join(missing)}, which {verb} not installed",
             fix="pip install 'benchreg[models]'",
         )
-
-
-def budget_without_usage(endpoint: str) -> BenchregError:
-    return BenchregError(
-        f"run.max_tokens_total and run.max_cost count the tokens of each answer, and the server "
-        f"at {endpoint} sends no token usage with streamed answers",
-        fix="set model.stream=false (whole answers carry their usage)",
-    )
 
 
 def api_key_from_env(variable: str | None) -> str | None:

@@ -173,7 +173,7 @@ class EndpointCheck:
         if not followed:
             raise BenchregError(
                 f"the server at {self.endpoint} ignores `response_format` ({form} form): a "
-                f"reply that had to be {{\"ok\": true|false}} was {answer.text[:80]!r}",
+                f'reply that had to be {{"ok": true|false}} was {answer.text[:80]!r}',
                 fix=fix,
             )
 

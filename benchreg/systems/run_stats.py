@@ -15,15 +15,19 @@ class RunStats:
     prompt_tokens: int = 0  # of answers received in this run
     completion_tokens: int = 0
     reasoning_tokens: int = 0  # where the server counts them (completion_tokens_details)
+    usage_estimated: int = 0  # answers whose usage benchreg estimated for a budget (not counted)
     latencies: list[float] = field(default_factory=list)  # of answers received in this run
     queued: list[float] = field(default_factory=list)  # waits for a concurrency slot
 
     def add_usage(self, usage: dict[str, int], latency_s: float, queue_s: float = 0.0) -> None:
+        self.latencies.append(latency_s)
+        self.queued.append(queue_s)
+        if usage.get("estimated"):  # the token counts are the server's own only
+            self.usage_estimated += 1
+            return
         self.prompt_tokens += int(usage.get("prompt_tokens", 0))
         self.completion_tokens += int(usage.get("completion_tokens", 0))
         self.reasoning_tokens += int(usage.get("reasoning_tokens", 0))
-        self.latencies.append(latency_s)
-        self.queued.append(queue_s)
 
     def as_dict(self, *, requests: int, retries: int) -> dict[str, Any]:
         p50, p95 = _quantiles(self.latencies)
@@ -38,6 +42,7 @@ class RunStats:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "reasoning_tokens": self.reasoning_tokens,
+            "usage_estimated": self.usage_estimated,
             # latency: the request that succeeded, from sending it to its answer read; the wait
             # for a concurrency slot before it is the queue time, apart
             "latency_p50_s": p50,

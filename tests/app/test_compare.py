@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,39 @@ def test_retrieval_runs_are_compared_per_answerable_query(cli, tmp_path: Path) -
     answerable = [s for s in samples if s["score"] is not None]
     assert row["metric"] == "recall@10" and row["n_pairs"] == len(answerable) < len(samples)
     assert row["difference"] is not None and row.get("note") in (None, "")
+
+
+# --- issue 37: a subset run is noted; issue 38: one colour meaning per page -----------------------
+
+
+def test_a_subset_run_is_noted_with_both_counts(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    write_job(a, "0", "t/x", "v", "A", [1.0, 0.0] * 6)
+    write_job(b, "0", "t/x", "v", "B", [1.0, 0.0])  # B ran run.limit=2
+    result = compare(a, b)
+    expected = "paired 2 of A's 12 samples and 2 of B's 2: B ran a subset"
+    assert expected in result.rows[0].note
+    assert any(expected in note for note in result.notes)
+    write_comparison(result, tmp_path / "out")
+    assert expected in (tmp_path / "out" / "compare.md").read_text()
+
+
+def test_one_colour_meaning_per_page(tmp_path: Path) -> None:
+    pytest.importorskip("pygal")
+    from benchreg.core.figures import FAIL, NA, PASS
+
+    side_a, side_b = tmp_path / "a", tmp_path / "b"
+    tasks = {"t/a_better": (1.0, 0.0), "t/b_better": (0.0, 1.0), "t/same": (1.0, 1.0)}
+    for i, (task, (score_a, score_b)) in enumerate(tasks.items()):
+        write_job(side_a, str(i), task, "v", "A", [score_a] * 40 + [1.0] * 10)
+        write_job(side_b, str(i), task, "v", "B", [score_b] * 40 + [1.0] * 10)
+    files = write_comparison(compare(side_a, side_b), tmp_path / "out")
+    page = (tmp_path / "out" / "compare.html").read_text()
+    assert '<td class="pass">A better</td>' in page and '<td class="fail">B better</td>' in page
+    assert '<td class="pass">yes: A better</td>' in page
+    assert '<td class="fail">yes: B better</td>' in page
+    assert 'class="bad"' not in page  # no row-wide red that would mean "significant"
+    svg = (tmp_path / "out" / "compare.svg").read_text()
+    fills = re.findall(r'<g class="bar" style="fill: (#[0-9a-f]{6})', svg)
+    assert fills and sorted(fills) == sorted([PASS, FAIL, NA])
+    assert tmp_path / "out" / "compare.svg" in files

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from benchreg.__main__ import SUBCOMMANDS
 from benchreg.app import logs
 from benchreg.app.callbacks import print_sweep_end, release_temp_folders
 from benchreg.app.commands import main as command_main
@@ -148,7 +149,7 @@ def test_cblue_overall_first_with_a_ci_then_each_task(tmp_path: Path) -> None:
     made = part("cblue").headline(ReportInput("cblue", tmp_path, [{**job, "job": "000_x"}]))
     assert made is not None
     first = made.rows[0]
-    assert first[0].text == "mean of 2 of 16 tasks: not the overall" and first[0].tone == "fail"
+    assert first[0].text == "mean of 2 of the 16 tasks: not the overall" and first[0].tone == "fail"
     half = 1.959964 * (0.2 / 3.919928) * 2**0.5 / 2  # two tasks' SEs, mean of 2
     assert first[2] == f"0.4000 [{0.4 - half:.4f}, {0.4 + half:.4f}]"
     by_task = {row[0]: row for row in made.rows[1:]}
@@ -351,7 +352,7 @@ def test_view_writes_a_run_page_beside_the_run_and_a_sweep_page_in_its_report(
 
 def test_help_lists_every_subcommand_and_the_common_overrides() -> None:
     template = compose_app(hydra_node=True).hydra.help.template
-    for command in ("tasks", "analyze", "report", "compare", "view", "import"):
+    for command in SUBCOMMANDS:
         assert f"python -m benchreg {command}" in template, command
     for override in ("task=", "view=", "model=", "roots.<family>=", "run.limit=", "mode="):
         assert override in template, override
@@ -386,7 +387,7 @@ def test_a_word_that_is_no_subcommand_is_one_line() -> None:
     assert proc.stderr.count("\n") == 1 and "did you mean view?" in proc.stderr
 
 
-@pytest.mark.parametrize("command", ["tasks", "analyze", "report", "compare", "view", "import"])
+@pytest.mark.parametrize("command", SUBCOMMANDS)
 def test_every_subcommand_has_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     try:
         code = command_main([command, "--help"])

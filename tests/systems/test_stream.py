@@ -4,14 +4,10 @@ and a server that refuses or ignores the stream still answered."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from loguru import logger
 
-from benchreg import RunOptions, load_task
-from benchreg.core.errors import BenchregError
-from benchreg.core.run import RunOutput, evaluate
 from benchreg.core.types import Status
 from benchreg.systems.fake_server import fake_answer
 from benchreg.systems.sse import StreamCut, StreamError, merged
@@ -115,29 +111,3 @@ def test_a_stream_without_usage_is_said_once(fake_server) -> None:
     assert all(p.status is Status.OK and p.metadata["usage"] == {} for p in predictions)
     assert report.stats["transport"]["streamed_without_usage"] == 4
     assert len([line for line in lines if "sends no token usage" in line]) == 1
-
-
-def test_a_budget_stops_where_a_stream_carries_no_usage(fake_server, tmp_path: Path) -> None:
-    server = fake_server(stream_usage=False)
-    options = RunOptions(n_boot=0, cache="off", progress=False, max_tokens_total=10_000)
-    cfg = chat_cfg(server.base_url, concurrency=1)
-    with pytest.raises(BenchregError, match="sends no token usage with streamed answers"):
-        evaluate(
-            load_task("molp2s/gap"),
-            view=None,
-            system_cfg=cfg,
-            roots={},
-            options=options,
-            output=RunOutput(tmp_path / "run"),
-        )
-    assert len((tmp_path / "run" / "journal.jsonl").read_text().splitlines()) == 1  # kept
-    options = RunOptions(n_boot=0, cache="off", progress=False, max_tokens_total=10_000)
-    again = evaluate(
-        load_task("molp2s/gap"),
-        view=None,
-        system_cfg={**cfg, "stream": False},
-        roots={},
-        options=options,
-        output=RunOutput(tmp_path / "whole"),
-    )
-    assert again.result.statuses["error"] == 0

@@ -46,6 +46,7 @@ from benchreg.core.analysis import (
 )
 from benchreg.core.errors import BenchregError
 from benchreg.core.io import atomic_write_text
+from benchreg.core.not_a_result import NOT_A_RESULT, not_a_result_reason
 from benchreg.core.reporting import Headline, ReportInput
 from benchreg.core.runfolder import ERROR_FILE
 from benchreg.core.summary import ND_NOTE, Support, plural, support
@@ -486,6 +487,9 @@ def _states(jobs: list[Job]) -> str:
     ok = sum(j.state == "ok" for j in jobs)
     text = f"{ok} of {plural(len(jobs), 'job')} succeeded"
     others = {s: sum(j.state == s for j in jobs) for s in NOT_OK_STATES}
+    others[NOT_A_RESULT] = sum(
+        j.state == "ok" and not_a_result_reason(j.record) is not None for j in jobs
+    )
     extra = ", ".join(f"{k} {s}" for s, k in others.items() if k)
     return text + (f"; {extra}" if extra else "") + "."
 

@@ -32,8 +32,10 @@ def terminal_width() -> int:
 
 def text(headline: Headline, width: int | None = None) -> str:
     """The table fitted into ``width`` columns (the terminal's): the widest columns are wrapped
-    first; the title and footnotes are wrapped too."""
+    first; the title and footnotes are wrapped too. The headline's ``terminal`` form when it has
+    one."""
     width = width or terminal_width()
+    headline = headline.terminal or headline
     if not headline.rows:
         lines = textwrap.wrap(headline.title, width) or [""]
         lines.append("=" * min(width, max(len(line) for line in lines)))

@@ -98,6 +98,26 @@ def _messages(value: Any) -> list[dict[str, str]] | None:
     return out or None
 
 
+def _row_messages(row: Mapping[str, Any]) -> Any:
+    """The rendered messages of one row: a model run's samples.jsonl keeps them under
+    ``metadata.messages`` (with the request key they were sent under), a prompts row at the
+    top."""
+    metadata = row.get("metadata")
+    if row.get("messages") is None and isinstance(metadata, Mapping):
+        return metadata.get("messages")
+    return row.get("messages")
+
+
+def _without_messages(row: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The row without ``metadata.messages``, which the page shows as the prompt (listing them
+    again among the other fields would double the page)."""
+    metadata = row.get("metadata")
+    if not isinstance(metadata, Mapping) or "messages" not in metadata:
+        return row
+    rest = {k: v for k, v in metadata.items() if k != "messages"}
+    return {**row, "metadata": rest} if rest else {k: v for k, v in row.items() if k != "metadata"}
+
+
 def _prompts(folder: Path | None) -> dict[str, Any]:
     """The rendered messages of a folder's prompts.jsonl (mode=prompts), by sample id."""
     path = folder / PROMPTS_FILE if folder is not None else None
@@ -134,10 +154,10 @@ def page_data(jobs: Sequence[BrowserJob], title: str) -> dict[str, Any]:
             }
             if row.get("degraded"):
                 entry["d"] = _value(str(row["degraded"]))
-            shown = _messages(row.get("messages")) or _messages(messages.get(sample_id))
+            shown = _messages(_row_messages(row)) or _messages(messages.get(sample_id))
             if shown:
                 entry["m"] = shown
-            extra = {k: value(v) for k, v in row.items() if k not in ROW_KEYS}
+            extra = {k: value(v) for k, v in _without_messages(row).items() if k not in ROW_KEYS}
             if extra:
                 entry["x"] = extra
             samples.append(entry)

@@ -105,6 +105,7 @@ def overall(jobs: list[JobRecord]) -> dict[str, Any]:
                 "model": model,
                 "model_id": identities[0] if len(identities) == 1 else identities,
                 "view": view,
+                "split": splits_read(runs.values()),
                 "tasks": {
                     name: {
                         "metric": runs[name].primary,
@@ -127,6 +128,18 @@ def overall(jobs: list[JobRecord]) -> dict[str, Any]:
             }
         )
     return {"groups": result, "definition": OVERALL_DEFINITION}
+
+
+def splits_read(runs: Iterable[TaskRun]) -> str | list[str]:
+    """The split the group's jobs read: the loader's `split` (provenance.json `dataset_info`),
+    which is the view unless the loader param `split=` renamed it; a list when they differ."""
+    found = sorted(
+        {
+            str((run.job.provenance.get("dataset_info") or {}).get("split") or run.job.view)
+            for run in runs
+        }
+    )
+    return found[0] if len(found) == 1 else found
 
 
 def results_json(runs: dict[str, TaskRun]) -> dict[str, list[dict[str, Any]]]:
@@ -186,6 +199,24 @@ def cblue_overall(jobs: list[JobRecord], **params: Any) -> AnalysisReport:
     return AnalysisReport(NAME, _markdown(data, names), data, files)
 
 
+def incomplete_label(present: int, total: int) -> str:
+    """What a group with tasks missing shows instead of the overall: `mean of 3 of the 16
+    tasks: not the overall`; one task is no mean."""
+    if present == 1:
+        return f"1 of the {total} tasks: no overall"
+    return f"mean of {present} of the {total} tasks: not the overall"
+
+
+def split_label(group: dict[str, Any]) -> str:
+    """`view dev`, or, when the loader param `split=` named another file, the split read:
+    `split renamed.json, read for view dev`."""
+    view, split = group.get("view"), group.get("split")
+    if split is None or split == view:
+        return f"view {view}"
+    shown = ", ".join(f"{s}.json" for s in split) if isinstance(split, list) else f"{split}.json"
+    return f"split {shown}, read for view {view}"
+
+
 def _markdown(data: dict[str, Any], names: dict[GroupKey, str]) -> str:
     lines = ["PromptCBLUE: primary metric per task and their mean (0-1 scale).", ""]
     for group in data["groups"]:
@@ -214,12 +245,12 @@ def _markdown(data: dict[str, Any], names: dict[GroupKey, str]) -> str:
             )
         else:
             mean = group["mean_of_present"]
-            label = f"mean of {len(group['tasks'])} of 16 tasks (not the overall)"
+            label = incomplete_label(len(group["tasks"]), 16)
             rows.append([label, None, f"{mean:.6f}" if mean is not None else "n/a", None, None])
         header = ["task", "metric", "value", "n/denominator", "95% CI"]
         ids = group["model_id"] if isinstance(group["model_id"], list) else [group["model_id"]]
         lines += [
-            f"### {model} (view {view})",
+            f"### {model} ({split_label(group)})",
             "",
             "model identity: " + ", ".join(f"`{i}`" for i in ids),
             "",

@@ -11,6 +11,7 @@ from typing import Any
 from benchreg.core import registry
 from benchreg.core.reporting import Cell, Headline, ReportInput, ReportPart, analysis_figure
 from benchreg.core.summary import ND_NOTE, support
+from benchreg.families.cblue.analysis import incomplete_label, split_label
 
 ANALYSIS = "cblue_overall"
 Z95 = 1.959964
@@ -74,21 +75,13 @@ def headline(data: ReportInput) -> Headline | None:
     ]
     rows: list[list[Any]] = []
     for group in groups:
-        lead = [group.get("model"), group.get("view")] if several else []
+        lead = [group.get("model"), _view_cell(group)] if several else []
         tasks = group["tasks"]
-        ci = overall_ci(tasks)
-        total = group.get("denominator_tasks", 16)
-        if group.get("complete"):
-            label = Cell(f"OVERALL (mean of {total} tasks)", "pass")
-            value = _value_ci(group.get("overall"), ci)
-        else:
-            label = Cell(f"mean of {len(tasks)} of {total} tasks: not the overall", "fail")
-            value = _value_ci(group.get("mean_of_present"), ci)
-        rows.append([*lead, label, "", value, f"{len(tasks)}/{total} tasks", ""])
+        rows.append([*lead, *_overall_row(group)])
         rows += [[*lead, *_task_row(name, tasks[name], records)] for name in sorted(tasks)]
     title = "PromptCBLUE: the overall score and each task's primary metric"
     if not several:
-        title += f" ({groups[0].get('model')}, view {groups[0].get('view')})"
+        title += f" ({groups[0].get('model')}, {split_label(groups[0])})"
     footnotes = [
         f"Overall: {(analysis or {}).get('definition') or 'the mean of the tasks primary metrics'}"
         ". With tasks missing, the mean of those present is shown, never as the overall.",
@@ -100,6 +93,27 @@ def headline(data: ReportInput) -> Headline | None:
     if missing:
         footnotes.append(f"Tasks missing from the sweep: {', '.join(missing)}.")
     return Headline(title, columns, rows, footnotes)
+
+
+def _view_cell(group: Mapping[str, Any]) -> str:
+    """The view, and the split read when the loader param `split=` named another file."""
+    label = split_label(group)
+    return label.removeprefix("view ") if label.startswith("view ") else label
+
+
+def _overall_row(group: Mapping[str, Any]) -> list[Any]:
+    """The group's first row: the overall score, or, with tasks missing, the mean of those
+    run (one task: no mean), said not to be the overall."""
+    tasks = group["tasks"]
+    total = group.get("denominator_tasks", 16)
+    ci = overall_ci(tasks)
+    if group.get("complete"):
+        label = Cell(f"OVERALL (mean of {total} tasks)", "pass")
+        value = _value_ci(group.get("overall"), ci)
+    else:
+        label = Cell(incomplete_label(len(tasks), total), "fail")
+        value = _value_ci(group.get("mean_of_present"), ci) if len(tasks) > 1 else ""
+    return [label, "", value, f"{len(tasks)}/{total} tasks", ""]
 
 
 def _task_row(name: str, task: Mapping[str, Any], records: Mapping[str, Any]) -> list[Any]:
@@ -128,19 +142,21 @@ def cblue_tasks(analysis: Mapping[str, Any]) -> str | None:
     charts = []
     for k, group in enumerate(groups):
         names = sorted(group["tasks"])
-        overall = group.get("overall") if group.get("complete") else group.get("mean_of_present")
-        labels = [
-            "OVERALL" if group.get("complete") else f"mean of {len(names)} tasks (incomplete)",
-            *(f"{t} ({group['tasks'][t].get('metric', '')})" for t in names),
-        ]
-        values = [overall, *(group["tasks"][t].get("value") for t in names)]
-        cis = [overall_ci(group["tasks"]), *(group["tasks"][t].get("ci95") for t in names)]
-        colors = [PALETTE[1], *([PALETTE[0]] * len(names))]
+        labels = [f"{t} ({group['tasks'][t].get('metric', '')})" for t in names]
+        values = [group["tasks"][t].get("value") for t in names]
+        cis = [group["tasks"][t].get("ci95") for t in names]
+        colors = [PALETTE[0]] * len(names)
+        if group.get("complete") or len(names) > 1:  # one task is no mean: no bar for it
+            complete = bool(group.get("complete"))
+            labels.insert(0, "OVERALL" if complete else f"mean of {len(names)} tasks (not overall)")
+            values.insert(0, group.get("overall" if complete else "mean_of_present"))
+            cis.insert(0, overall_ci(group["tasks"]))
+            colors.insert(0, PALETTE[1])
         bars = [
             point(v, c, color=color) if finite(v) else None
             for v, c, color in zip(values, cis, colors, strict=True)
         ]
-        title = f"PromptCBLUE: {group.get('model')} view={group.get('view')}"
+        title = f"PromptCBLUE: {group.get('model')}, {split_label(group)}"
         chart = horizontal_bars(
             title,
             labels,

@@ -13,6 +13,7 @@ from benchreg.core.reporting import Cell, Headline, ReportInput, ReportPart, ana
 
 ANALYSIS = "molp2s_views"
 VIEW_ORDER = ("correct", "shuffled", "counterfactual", "structure_only")
+TESTS = ("shuffle_drop", "donor_flip")  # the two tests of a use claim
 SHORT = {
     "supported": "SUPPORTED",
     "not supported": "not supported",
@@ -86,7 +87,7 @@ def _verdict(claim: Mapping[str, Any]) -> Cell:
     """The verdict as the analysis words it; green when both tests passed, red when one was run
     and failed."""
     tests = claim.get("tests") or {}
-    outcomes = [(tests.get(t) or {}).get("passed") for t in ("shuffle_drop", "donor_flip")]
+    outcomes = [(tests.get(t) or {}).get("passed") for t in TESTS]
     tone = "pass" if outcomes == [True, True] else "fail" if False in outcomes else None
     return Cell(str(claim.get("verdict") or "n/a"), tone)
 
@@ -110,10 +111,12 @@ def headline(data: ReportInput) -> Headline | None:
         "tests: (a) shuffle drop, (b) donor flip",
     ]
     rows: list[list[Any]] = []
+    claims: list[Mapping[str, Any]] = []
     for model in sorted(models):
         for task in sorted(models[model]):
             claim = models[model][task]
             tests = claim.get("tests") or {}
+            claims.append(claim)
             rows.append(
                 [
                     *([model] if several else []),
@@ -135,7 +138,48 @@ def headline(data: ReportInput) -> Headline | None:
         "bundle's verdict is about the bundle as a whole.",
         f"The full rule and the donor rate against chance: analysis_{ANALYSIS}.md.",
     ]
-    return Headline(title, columns, rows, footnotes)
+    terminal = _terminal(Headline(title, columns, rows, footnotes), claims)
+    return Headline(title, columns, rows, footnotes, terminal=terminal)
+
+
+def _testable(claim: Mapping[str, Any]) -> bool:
+    tests = claim.get("tests") or {}
+    return any((tests.get(t) or {}).get("passed") is not None for t in TESTS)
+
+
+def _needed_views(claims: list[Mapping[str, Any]]) -> list[str]:
+    """The views the claims' tests lack, in the spec's order."""
+    found = {
+        str(view)
+        for claim in claims
+        for test in (claim.get("tests") or {}).values()
+        if isinstance(test, Mapping)
+        for view in test.get("missing_views") or []
+    }
+    return [v for v in VIEW_ORDER if v in found] + sorted(found - set(VIEW_ORDER))
+
+
+def _terminal(full: Headline, claims: list[Mapping[str, Any]]) -> Headline | None:
+    """The terminal's form: the rows whose use claim can be tested, and one line for all those
+    that cannot (None when every row can be tested)."""
+    untestable = [i for i, claim in enumerate(claims) if not _testable(claim)]
+    if not untestable:
+        return None
+    needs = _needed_views([claims[i] for i in untestable])
+    share = (
+        f"all {len(claims)} rows"
+        if len(untestable) == len(claims)
+        else f"{len(untestable)} of {len(claims)} rows"
+    )
+    line = f"use-claim verdict: not testable for {share}" + (
+        f" (needs views {', '.join(needs)})" if needs else ""
+    )
+    skipped = set(untestable)
+    kept = [row for i, row in enumerate(full.rows) if i not in skipped]
+    footnotes = [line, "Every row, with its accuracy per view: report/index.html."]
+    if not kept:
+        return Headline(full.title, full.columns, [], footnotes)
+    return Headline(full.title, full.columns, kept, [*full.footnotes, *footnotes])
 
 
 def molp2s_views(analysis: Mapping[str, Any]) -> str | None:

@@ -40,7 +40,7 @@ from typing import Any
 
 # origin.dataset -> the recorded choice for the default chunker (docs/retrieval.md, "Abstention"):
 # chosen with `python -m benchreg.families.retrieval.abstention --root <root> --task ...` on
-# the root the docs' import commands build (corpus/manifest.jsonl sha256 90637ba6...184d).
+# the root the docs' import commands build (corpus/manifest.jsonl sha256 5074e7bb...0c78).
 # `min_relevance` is recorded as printed (recorded(): a value inside the gap above the chosen
 # threshold, a dev entry's top relevance): a rounding of the threshold itself keeps or drops
 # the results at it (0.1960 for LoCoMo's 0.19601... gave false recall 0.5493, not 0.5352)

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchreg.core import registry
+from benchreg.core.not_a_result import NOT_A_RESULT, not_a_result_reason
 from benchreg.core.reporting import Cell, Headline, ReportInput, ReportPart
 from benchreg.core.reporting import Figure as ReportFigure
 from benchreg.core.summary import DEMO, DEMO_SHOWN, ND_NOTE, gate_verdict, support
@@ -21,8 +22,9 @@ NBSP = "\u00a0"  # keeps a CI on one line when a narrow terminal wraps the cell
 def figures(data: ReportInput) -> list[ReportFigure]:
     svg = retrieval_gates(data.records) if data.records else None
     caption = (
-        "Retrieval: gated metrics per modality (green pass, red fail, grey inconclusive, not "
-        "testable or demonstration data; the gate at each bar)"
+        "Retrieval: gated metrics per modality with their 95% CI (green pass, red fail, grey "
+        "inconclusive, not testable, demonstration data or not a benchmark result; the value, "
+        "verdict and gate beside each bar)"
     )
     return [ReportFigure("retrieval_gates", svg, caption)] if svg else []
 
@@ -115,12 +117,25 @@ def headline(data: ReportInput) -> Headline | None:
         f"sha256: the first {SHA_SHOWN} hex digits of the set and manifest files the run read "
         "(in full under sha256.data in each job's metrics.json).",
         *sorted(f"Data: {note}." for note in notes),
+        *_not_a_result_notes(jobs),
     ]
     title = "Retrieval: gates per modality"
     if not several and runs:
         view, model = next(iter(runs))
         title += f" ({model}, view {view})"
     return Headline(title, columns, rows, footnotes)
+
+
+def _not_a_result_notes(jobs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One footnote per job whose data could not be scored as a benchmark (metrics.json
+    `benchmark_result: false`): its gates have no verdict."""
+    notes = []
+    for record in jobs:
+        reason = not_a_result_reason(record)
+        if reason:
+            run = f"{_modality(record)} ({record.get('view') or '-'}, {record.get('model')})"
+            notes.append(f"{NOT_A_RESULT[0].upper()}{NOT_A_RESULT[1:]}: {run}: {reason}.")
+    return notes
 
 
 def _gate_rows(record: Mapping[str, Any], several: bool, notes: set[str]) -> list[list[Any]]:
@@ -132,6 +147,7 @@ def _gate_rows(record: Mapping[str, Any], several: bool, notes: set[str]) -> lis
         if isinstance(m, Mapping) and "gate" in (m.get("detail") or {})
     ]
     read = _data_files(record)
+    void = not_a_result_reason(record) is not None
     rows: list[list[Any]] = []
     for i, (name, metric) in enumerate(gated):
         detail = metric.get("detail") or {}
@@ -150,7 +166,7 @@ def _gate_rows(record: Mapping[str, Any], several: bool, notes: set[str]) -> lis
                 sup.text,
                 sup.not_ok_text,
                 str(detail.get("gate")),
-                _verdict(detail),
+                Cell(NOT_A_RESULT) if void else _verdict(detail),
                 files,
                 *_floor_cells(record, name, metric),
             ]
@@ -191,34 +207,53 @@ registry.report_parts.add("retrieval", ReportPart(figures=figures, headline=head
 
 
 def retrieval_gates(jobs: Sequence[Mapping[str, Any]]) -> str | None:
-    """Every gated retrieval metric per modality: a panel per metric, bars coloured by the gate
-    verdict, the value, the verdict and the gate written at each bar."""
-    from benchreg.core.figures import FAIL, NA, PASS, finite, point, stack, vertical_bars
+    """Every gated retrieval metric per modality: a panel per metric, a row per modality (and
+    model) with its 95% CI, the bar coloured by the gate verdict, the value, verdict and gate
+    written beside it."""
+    from benchreg.core.figures import FAIL, NA, PASS, horizontal_bars, point, stack
 
-    gated: dict[str, list[tuple[str, float, str, dict[str, Any]]]] = {}
-    for job in jobs:
-        for name, metric in (job.get("metrics") or {}).items():
-            detail = metric.get("detail") or {}
-            if "gate" in detail and finite(metric.get("value")):
-                label = f"{job['task'].split('/')[-1]} {job.get('model', '')}".strip()
-                gated.setdefault(name, []).append(
-                    (label, metric["value"], str(detail["gate"]), detail)
-                )
+    gated = _gated_bars(jobs)
     if not gated:
         return None
+    models = {str(job.get("model", "")) for job in jobs}
     charts = []
     for k, (name, bars) in enumerate(gated.items()):
         values = []
-        for _label, value, gate, detail in bars:
-            verdict = gate_verdict(detail)
+        for _label, metric, gate, verdict in bars:
+            value = float(metric["value"])
             color = {"pass": PASS, "FAIL": FAIL}.get(verdict, NA)
-            values.append(point(value, text=f"{value:.2f} {verdict} ({gate})", color=color))
-        chart = vertical_bars(
-            f"retrieval {name} per modality (gate {bars[0][2]})",
+            text = f"{value:.2f} {verdict} ({gate})"
+            values.append(point(value, metric.get("ci95"), text=text, color=color))
+        chart = horizontal_bars(
+            f"retrieval {name} per modality (gate {bars[0][2]})"
+            + (f": {next(iter(models))}" if len(models) == 1 else ""),
             [b[0] for b in bars],
-            values,
-            y_title=name,
-            value_range=(0.0, 1.0),
+            [(name, values)],
+            x_title=f"{name} (95% CI)",
+            value_range=(0.0, 1.0) if all(0 <= v["value"] <= 1 for v in values) else None,
+            legend=False,
         )
         charts.append((chart, f"retrieval-{k}"))
     return stack(charts)
+
+
+def _gated_bars(
+    jobs: Sequence[Mapping[str, Any]],
+) -> dict[str, list[tuple[str, Mapping[str, Any], str, str]]]:
+    """Per gated metric: (row label, metric, gate, verdict) of each job that has it. A job whose
+    data is no benchmark result has no verdict (never a green bar); with one model the label
+    is the modality alone (the model goes in the title)."""
+    from benchreg.core.figures import finite
+
+    gated: dict[str, list[tuple[str, Mapping[str, Any], str, str]]] = {}
+    models = {str(job.get("model", "")) for job in jobs}
+    for job in jobs:
+        void = not_a_result_reason(job) is not None
+        for name, metric in (job.get("metrics") or {}).items():
+            detail = metric.get("detail") or {}
+            if "gate" in detail and finite(metric.get("value")):
+                model = "" if len(models) == 1 else job.get("model", "")
+                label = f"{job['task'].split('/')[-1]} {model}".strip()
+                verdict = "not a result" if void else gate_verdict(detail)
+                gated.setdefault(name, []).append((label, metric, str(detail["gate"]), verdict))
+    return gated

@@ -100,7 +100,7 @@ def test_incomplete_and_multiple_groups(sample_sweep: Path, tmp_path: Path) -> N
     assert not group["complete"] and group["overall"] is None
     assert group["missing_tasks"] == ["MedDG"]
     report = cblue_overall(jobs)
-    assert "mean of 15 of 16 tasks (not the overall)" in report.markdown
+    assert "mean of 15 of the 16 tasks: not the overall" in report.markdown
     other = read_jobs(out)
     for job in other:
         job.metrics["model"] = "other"

@@ -1,26 +1,28 @@
 """What every importer shares: its command line, the staging folder, the manifest merge, the
 move into place and the printed counts.
 
-An import is built in a temp folder inside the data root (`<out>/.import-<source>.tmp/`, so
-that every move is a rename on one file system) and moved into place only when complete:
+An import is built in a temp folder shaped like a data root: beside the root when the root does
+not exist yet (`<parent>/.<root>.import-<source>.tmp/`), else inside it
+(`<root>/.import-<source>.tmp/`), so that every move is a rename on one file system. It holds
+the importer's corpus folder `corpus/<modality>/<source>/`, its set file `sets/<source>.jsonl`
+and the new `corpus/manifest.jsonl` (this importer's rows, `"importer": "<source>"`, in place
+of its old ones; every other row kept). placement.py puts it in place, all or nothing: one
+rename for a new root; for an existing one a rename per path, all undone if one fails.
 
-1. the importer's corpus folder `corpus/<modality>/<source>/` replaces the old one (renamed
-   aside first, put back if a later step fails);
-2. `sets/<source>.jsonl` replaces the old set file;
-3. `corpus/manifest.jsonl` is rewritten with this importer's rows (`"importer": "<source>"`)
-   in place of its old ones, every other row kept as it was, in order.
-
-A failure before step 1 leaves the root untouched; importing the same upstream files twice
-writes the same bytes (rows and entries in upstream order, no timestamps), so it changes
-nothing. A bad source folder or a corrupt file is one located error line on stderr and exit 2.
+The manifest is canonical: rows written by hand (no `importer`) first as they were, then each
+importer's rows in the order it wrote them, importers by name, every row's keys sorted; so the
+same sources give the same bytes (and sha256) whatever order they were imported in, and
+importing the same upstream files twice changes nothing (no timestamps). A bad source folder,
+a corrupt file or a bad option is one located error line on stderr and exit 2, and nothing is
+written.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import hashlib
 import json
-import os
 import shutil
 import sys
 import time
@@ -31,8 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from benchreg.core.errors import BenchregError, at
-from benchreg.core.io import read_json
+from benchreg.core.io import confined, read_json
 from benchreg.core.reader import json_lines
+from benchreg.families.retrieval.importers.placement import Placement, place_new_root
 
 Row = dict[str, Any]
 SETS, CORPUS, MANIFEST = "sets", "corpus", "manifest.jsonl"
@@ -58,17 +61,24 @@ class Imported:
 
 
 class Staging:
-    """The temp folder an import is built in, inside the data root."""
+    """The temp folder an import is built in (a data root in miniature; see the module doc)."""
 
     def __init__(self, out: Path, source: str, modality: str) -> None:
         self.out, self.source, self.modality = out, source, modality
-        self.tmp = out / f".import-{source}.tmp"
+        self.new_root = not out.exists()
+        self.tmp = (out.parent / f".{out.name}.import-{source}.tmp" if self.new_root
+                    else out / f".import-{source}.tmp")
         self.folder = Path(modality) / source  # this importer's folder under corpus/
 
-    def __enter__(self) -> Staging:
-        if self.tmp.exists():
+    def prepare(self) -> None:
+        """A fresh temp folder (a left-over of an interrupted import is removed)."""
+        if self.tmp.is_symlink():
+            self.tmp.unlink()
+        elif self.tmp.exists():
             shutil.rmtree(self.tmp)
         (self.tmp / CORPUS / self.folder).mkdir(parents=True)
+
+    def __enter__(self) -> Staging:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -94,30 +104,19 @@ class Staging:
         return str(self.folder / rel), sha256_of(src)
 
     def commit(self, imported: Imported) -> None:
-        """Move the built import into place (corpus folder, set file, manifest)."""
-        corpus = self.out / CORPUS
-        new_manifest = merge_manifest(_read_rows(corpus / MANIFEST), imported.rows, self.source)
-        set_tmp = self.tmp / f"{self.source}.jsonl"
-        set_tmp.write_text("".join(dumps(e) + "\n" for e in imported.entries), "utf-8")
-        manifest_tmp = self.tmp / MANIFEST
-        manifest_tmp.write_text("".join(dumps(r) + "\n" for r in new_manifest), "utf-8")
-        target, aside = corpus / self.folder, self.tmp / "previous"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        (self.out / SETS).mkdir(parents=True, exist_ok=True)
-        moved_aside = False
-        try:
-            if target.exists():
-                os.replace(target, aside)
-                moved_aside = True
-            os.replace(self.tmp / CORPUS / self.folder, target)
-            os.replace(set_tmp, self.out / SETS / f"{self.source}.jsonl")
-            os.replace(manifest_tmp, corpus / MANIFEST)
-        except BaseException:
-            if moved_aside:
-                if target.exists():
-                    shutil.rmtree(target)
-                os.replace(aside, target)
-            raise
+        """Write the set file and the merged manifest, then put the import in place."""
+        old = [] if self.new_root else existing_rows(self.out / CORPUS / MANIFEST)
+        rows = canonical_manifest(merge_manifest(old, imported.rows, self.source))
+        set_rel, manifest_rel = Path(SETS) / f"{self.source}.jsonl", Path(CORPUS) / MANIFEST
+        (self.tmp / SETS).mkdir()
+        (self.tmp / set_rel).write_text("".join(dumps(e) + "\n" for e in imported.entries),
+                                        "utf-8")
+        (self.tmp / manifest_rel).write_text("".join(manifest_line(r) for r in rows), "utf-8")
+        if self.new_root:
+            place_new_root(self.tmp, self.out)
+            return
+        moves = [Path(CORPUS) / self.folder, set_rel, manifest_rel]
+        Placement(self.tmp / ".previous").place([(self.tmp / m, self.out / m) for m in moves])
 
 
 def dumps(obj: Any) -> str:
@@ -132,10 +131,52 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _read_rows(path: Path) -> list[Row]:
+def manifest_line(row: Row) -> str:
+    return json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def existing_rows(path: Path) -> list[Row]:
+    """The rows of the root's manifest (none if absent). A row that names a file leading
+    outside the data root stops the import before anything is written: the new manifest would
+    carry it on, and every run refuses such a root."""
     if not path.is_file():
         return []
-    return [row for _, row, _ in json_lines(path)]
+    corpus = path.parent
+    rows = []
+    for number, row, _ in json_lines(path):
+        where = at(path, number)
+        if not isinstance(row, dict):
+            raise BenchregError("a manifest row is a JSON object", where=where,
+                                fix="fix or remove that line, or import into another root")
+        for rel in named_files(row):
+            try:
+                confined(Path(rel), corpus, what="manifest path")
+            except BenchregError as exc:
+                raise BenchregError(
+                    f"source {row.get('source_id')!r}: {exc.what}; nothing was written",
+                    where=where, fix="remove that row (or the link), or import into another root",
+                ) from None
+        rows.append(row)
+    return rows
+
+
+def named_files(row: Row) -> list[str]:
+    """The paths a manifest row names: `path` and each `files[].path`."""
+    extra = row.get("files")
+    paths = [row.get("path")]
+    if isinstance(extra, list):
+        paths += [f.get("path") for f in extra if isinstance(f, dict)]
+    return [p for p in paths if isinstance(p, str)]
+
+
+def canonical_manifest(rows: list[Row]) -> list[Row]:
+    """Rows written by hand (no `importer`) first, as they were, then every importer's rows in
+    the order it wrote them, importers by name (a stable sort): the manifest's bytes depend on
+    its rows, not on the order of the imports."""
+    by_hand = [r for r in rows if not isinstance(r.get("importer"), str)]
+    imported = sorted((r for r in rows if isinstance(r.get("importer"), str)),
+                      key=lambda r: str(r["importer"]))
+    return by_hand + imported
 
 
 def merge_manifest(existing: list[Row], mine: list[Row], source: str) -> list[Row]:
@@ -195,6 +236,46 @@ def field_of(obj: Any, key: str, where: str, types: type | tuple[type, ...] = ob
         raise BenchregError(f"field {key!r} has the wrong type ({type(value).__name__})",
                             where=where)
     return value
+
+
+# --- options that select by name -------------------------------------------------------------
+
+
+def selection(option: str, given: str | None, default: str, available: Iterable[str],
+              what: str, where: Path) -> set[str]:
+    """The names of a comma-separated option (e.g. `--dev 26,30`). Given on the command line,
+    each must be one of ``available`` (the ``what`` found in ``where``), else one error naming
+    the option, what it was matched against and the nearest names; left at its default (which
+    names the full upstream release), names absent from a partial source are ignored."""
+    if given is None:
+        return {name.strip() for name in default.split(",") if name.strip()}
+    chosen = {name.strip() for name in given.split(",") if name.strip()}
+    known = sorted(set(available))
+    listing = ", ".join(known[:20]) + (f", ... ({len(known)} in all)" if len(known) > 20 else "")
+    if not chosen:
+        raise BenchregError(f"selects no {what}", where=option, fix=f"name some of: {listing}")
+    unknown = sorted(chosen - set(known))
+    if unknown:
+        nearest = difflib.get_close_matches(unknown[0], known, n=3, cutoff=0.4)
+        hint = f"nearest: {', '.join(nearest)}" if nearest else "no near name"
+        raise BenchregError(
+            f"{unknown[0]!r} matches none of the {len(known)} {what} of {where} ({hint})",
+            where=option, fix=f"name some of: {listing}",
+        )
+    return chosen
+
+
+def require_split(imported: Imported, split: str, option: str, given: str | None) -> None:
+    """A split chosen on the command line that ends up with no entry is an error (its items
+    were all skipped), not an empty split."""
+    if given is not None and not any(e["split"] == split for e in imported.entries):
+        skipped = sum(imported.skipped.values())
+        raise BenchregError(
+            f"{given!r} selects no imported entry for the {split} split (every item of it was "
+            f"skipped; {skipped} skipped in all)",
+            where=option, fix="name values whose items are imported, or see the skip reasons "
+            "in the summary of an import without this option",
+        )
 
 
 # --- entries ---------------------------------------------------------------------------------
@@ -290,23 +371,26 @@ def run(importer: Importer, args: argparse.Namespace) -> Imported:
     out: Path = args.out
     if out.exists() and not out.is_dir():
         raise BenchregError("the data root is not a folder", where=out)
-    created = not out.exists()
     check_destinations(out, importer)
-    out.mkdir(parents=True, exist_ok=True)
+    root = out.resolve()
+    staging = Staging(root, importer.name, importer.modality)
     try:
-        with Staging(out.resolve(), importer.name, importer.modality) as staging:
-            try:
-                imported = importer.build(args, staging)
-            except BenchregError:
-                raise
-            except (KeyError, TypeError, ValueError, IndexError, OSError) as exc:
-                raise BenchregError(f"unexpected content ({type(exc).__name__}: {exc})",
-                                    where=args.src) from None
-            staging.commit(imported)
-    except BaseException:
-        if created and not any(out.iterdir()):
-            out.rmdir()  # as it was: absent
-        raise
+        root.parent.mkdir(parents=True, exist_ok=True)
+        staging.prepare()
+    except OSError as exc:
+        shutil.rmtree(staging.tmp, ignore_errors=True)
+        raise BenchregError(f"cannot make the temp folder ({exc.strerror or exc})",
+                            where=exc.filename or root,
+                            fix="pass --out a folder you can write") from None
+    with staging:
+        try:
+            imported = importer.build(args, staging)
+        except BenchregError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, OSError) as exc:
+            raise BenchregError(f"unexpected content ({type(exc).__name__}: {exc})",
+                                where=args.src) from None
+        staging.commit(imported)
     return imported
 
 

