@@ -71,3 +71,19 @@ def cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
         return run_cli(*args, cwd=tmp_path, env=env)
 
     return call
+
+
+@pytest.fixture(scope="session")
+def families_sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One baseline sweep over the PromptCBLUE, reaction-MC and retrieval entries, shared by the
+    browser tests that only read its report (each such sweep takes tens of seconds)."""
+    sweep = tmp_path_factory.mktemp("families") / "sweep"
+    proc = run_cli(
+        "-m",
+        "task=glob([cblue/*,reaction_mc/*_reference*,retrieval/*])",
+        "model=baseline",
+        f"hydra.sweep.dir={sweep}",
+        cwd=sweep.parent,
+    )
+    assert proc.returncode in (0, 2), proc.stderr[-2000:]
+    return sweep

@@ -169,7 +169,7 @@ def markdown(shown: Layout) -> str:
 
 
 def html(shown: Layout) -> str:
-    notes = "".join(f"<li>{page_html.esc(note)}</li>" for note in shown.notes)
+    notes = "".join(f"<li>{page_html.prose(note)}</li>" for note in shown.notes)
     parts = [
         f"<!-- {MARKER} -->",
         page_html.table(shown.header, shown.body, cls="wide"),

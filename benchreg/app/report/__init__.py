@@ -617,13 +617,13 @@ def _html(layout: Layout) -> str:
     parts += [
         "<h2>Primary metric per task and model</h2>",
         html.table(*result_rows(jobs), incomplete),
-        f"<p class=small>{html.esc(ND_NOTE)}</p>",
+        f"<p class=small>{html.prose(ND_NOTE)}</p>",
     ]
     header_m, rows_m = metric_rows(jobs)
     marked = [str(r[4]).endswith(f"({INCOMPLETE})") for r in rows_m]
     parts += [
         "<h2>Every metric</h2>",
-        f"<p class=small>{html.esc(MARK_NOTE.replace('`', ''))} {html.esc(ND_NOTE)}</p>",
+        f"<p class=small>{html.prose(MARK_NOTE)} {html.prose(ND_NOTE)}</p>",
         html.table(header_m, rows_m, marked),
         "<h2>Models</h2>",
         html.table(*model_rows(jobs)),

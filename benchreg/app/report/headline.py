@@ -134,7 +134,7 @@ def markdown(headline: Headline, level: int = 2) -> str:
 
 def to_html(headline: Headline, anchor: str) -> str:
     if not headline.rows:
-        notes = "".join(f"<li>{html.esc(note)}</li>" for note in headline.footnotes)
+        notes = "".join(f"<li>{html.prose(note)}</li>" for note in headline.footnotes)
         return (
             f'<section class="headline" id="headline-{html.esc(anchor)}">'
             f"<h2>{html.esc(headline.title)}</h2>"
@@ -160,7 +160,7 @@ def to_html(headline: Headline, anchor: str) -> str:
     out.append("</tbody></table>")
     if headline.footnotes:
         out.append('<ul class="footnotes">')
-        out += [f"<li>{html.esc(note)}</li>" for note in headline.footnotes]
+        out += [f"<li>{html.prose(note)}</li>" for note in headline.footnotes]
         out.append("</ul>")
     out.append("</section>")
     return "\n".join(out)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,6 +45,11 @@ code { background: #f4f4f4; padding: 0 .2rem; }
 
 def esc(value: Any) -> str:
     return html.escape("" if value is None else str(value))
+
+
+def prose(value: Any) -> str:
+    """Escaped text whose `backticked` names (as in the markdown files) show as code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", esc(value))
 
 
 def fmt(value: Any, digits: int = 4) -> str:

