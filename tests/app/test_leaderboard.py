@@ -167,6 +167,18 @@ def test_a_damaged_folder_is_one_warning_and_the_rest_is_used(sweeps, tmp_path, 
     assert "correct" not in _headings(out)  # both runs of that view were damaged
 
 
+def test_failed_runs_are_counted_not_shown(sweeps, tmp_path, capsys) -> None:
+    runs = tmp_path / "runs"
+    shutil.copytree(sweeps[0], runs / "A")
+    failed = runs / "failed"
+    failed.mkdir()
+    (failed / "error.json").write_text('{"error": "bad input"}')
+    (failed / "run.json").write_text("{}")
+    code, out, _ = leaderboard(capsys, str(runs), "--out", str(tmp_path))
+    assert code == 0
+    assert "2 finished runs under" in out and "1 failed run (error.json) not shown" in out
+
+
 def _strong_copy(source: Path, target: Path) -> Path:
     """A model that answers every sample right (20 of 20 against the reference's 5)."""
     _copy_run(source, target, model="strong", model_id="strong")

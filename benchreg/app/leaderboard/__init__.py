@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
     folders: list[Path] = list(args.folders)
     check_folders(folders)
     targets = output.check_targets(args.out if args.out is not None else Path.cwd())
-    found = run_folders(folders)
+    failed: list[str] = []
+    found = run_folders(folders, failed)
     runs = read_runs(found, warn)
     where = ", ".join(str(f) for f in folders)
     if not runs:
@@ -44,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
         )
     board = board_of(runs, args.task, args.model)
     board.source = _source(where, len(found), len(runs), board)
+    if failed:
+        board.source += f"; {plural(len(set(failed)), 'failed run')} (error.json) not shown"
     if args.ref is not None:
         reference.mark_differences(board, reference.reference_row(board, args.ref), warn)
     shown = render.layout(board)

@@ -23,11 +23,13 @@ def check_folders(folders: Sequence[Path]) -> None:
             raise BenchregError("a file, not a folder of runs", where=folder, fix=FOLDER_HINT)
 
 
-def run_folders(folders: Sequence[Path]) -> list[Path]:
+def run_folders(folders: Sequence[Path], failed: list[str] | None = None) -> list[Path]:
     """The finished run folders under ``folders`` (each once, in path order). A run folder is
     not searched further; hidden folders and the `report/` and `compare/` outputs are skipped;
-    a linked folder is followed once (a link to a parent does not loop)."""
+    a linked folder is followed once (a link to a parent does not loop). The real paths of
+    failed runs (an `error.json`) are appended to ``failed``."""
     found: dict[str, Path] = {}
+    failed = failed if failed is not None else []
     followed: set[str] = set()
     for folder in folders:
         # runs are told apart by their real path (a folder given twice, or inside another given
@@ -35,7 +37,7 @@ def run_folders(folders: Sequence[Path]) -> list[Path]:
         # 10,000 runs (0.3 s)
         top = os.path.realpath(folder)
         followed.add(top)
-        for path in _walk(top, followed):
+        for path in _walk(top, followed, failed):
             inside = path == top or path.startswith(top + os.sep)
             found.setdefault(
                 path, Path(folder, os.path.relpath(path, top)) if inside else Path(path)
@@ -43,7 +45,7 @@ def run_folders(folders: Sequence[Path]) -> list[Path]:
     return sorted(found.values())
 
 
-def _walk(top: str, followed: set[str]) -> Iterator[str]:
+def _walk(top: str, followed: set[str], failed: list[str]) -> Iterator[str]:
     # os.scandir instead of Path.iterdir/rglob: at 10,000 run folders the walk is most of the
     # time spent outside JSON decoding
     try:
@@ -51,9 +53,11 @@ def _walk(top: str, followed: set[str]) -> Iterator[str]:
     except OSError:
         return
     names = {entry.name for entry in entries}
+    if ERROR_FILE in names:
+        failed.append(top)
+        return
     if METRICS_FILE in names:
-        if ERROR_FILE not in names:
-            yield top
+        yield top
         return
     for entry in entries:
         if entry.name.startswith(".") or entry.name in NOT_JOB_FOLDERS or not entry.is_dir():
@@ -63,6 +67,6 @@ def _walk(top: str, followed: set[str]) -> Iterator[str]:
             if target in followed:
                 continue
             followed.add(target)
-            yield from _walk(target, followed)
+            yield from _walk(target, followed, failed)
         else:
-            yield from _walk(entry.path, followed)
+            yield from _walk(entry.path, followed, failed)
