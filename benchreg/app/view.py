@@ -25,7 +25,7 @@ from benchreg.app.report.samples import (
 from benchreg.core.analysis import DamagedFileError, read_job
 from benchreg.core.errors import BenchregError
 from benchreg.core.reader import json_lines
-from benchreg.core.runfolder import METRICS_FILE, RUN_FILE
+from benchreg.core.runfolder import METRICS_FILE, RUN_FILE, refuse_inside_run_folder
 from benchreg.core.summary import is_incomplete
 
 
@@ -98,15 +98,12 @@ def write_view(folder: Path, out: Path | None = None) -> Path:
 def check_out(out: Path) -> None:
     """``--out`` is refused inside a run folder (it holds only the run's own files) and onto an
     existing file that is not a page `view` wrote: nothing else is ever replaced by the page."""
+    refuse_inside_run_folder(
+        out,
+        fix="pass --out FILE outside the run folder, or leave it out (the page goes beside the "
+        "folder)",
+    )
     where = out.resolve()
-    for folder in where.parents:
-        if (folder / METRICS_FILE).is_file() or (folder / RUN_FILE).is_file():
-            raise BenchregError(
-                "--out lies inside a run folder, which holds only the run's own files",
-                where=out,
-                fix="pass --out FILE outside the run folder, or leave it out (the page goes "
-                "beside the folder)",
-            )
     if where.is_dir():
         raise BenchregError("--out is a folder", where=out, fix="pass --out FILE (a file name)")
     if where.exists() and not _is_view_page(where):

@@ -81,6 +81,19 @@ class Fingerprint(str):
     parts: dict[str, str]
 
 
+def refuse_inside_run_folder(out: Path, fix: str) -> None:
+    """A run folder holds only its own run's files: an output of another command there (or
+    below it) is bad input, whatever the command."""
+    where = out.resolve()
+    for folder in (where, *where.parents):
+        if (folder / METRICS_FILE).is_file() or (folder / RUN_FILE).is_file():
+            raise BenchregError(
+                f"--out lies inside the run folder {folder}, which holds only the run's own files",
+                where=out,
+                fix=fix,
+            )
+
+
 def run_fingerprint(
     spec_json: Mapping[str, Any],
     view: str | None,

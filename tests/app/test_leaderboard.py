@@ -366,3 +366,11 @@ def test_two_identities_of_one_shown_name_are_two_rows(sweeps, tmp_path, capsys)
         f"predictions:sha256={'a' * 64}",
         f"predictions:sha256={'b' * 64}",
     }
+
+
+def test_an_out_folder_that_cannot_be_made_is_one_line(sweeps, tmp_path, capsys) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    code, out, err = leaderboard(capsys, str(sweeps[0]), "--out", str(blocker / "board"))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "cannot write the leaderboard" in err and "--out DIR" in err

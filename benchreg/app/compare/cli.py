@@ -10,6 +10,7 @@ from benchreg.app.compare.gate import NO_GO
 from benchreg.app.compare.page import markdown, write_comparison
 from benchreg.app.compare.render import gate_lines, headline, summary_line
 from benchreg.app.compare.results import ALPHA
+from benchreg.core.runfolder import refuse_inside_run_folder
 
 EXIT_GO, EXIT_NO_GO = 0, 1
 
@@ -32,7 +33,9 @@ def run(
     from benchreg.app.report import headline as headline_view
 
     result = compare(argv_a, argv_b, a, b, n_boot=n_boot, seed=seed, alpha=alpha, margin=margin)
-    written = write_comparison(result, out if out is not None else argv_a / "compare")
+    target = out if out is not None else argv_a / "compare"
+    refuse_inside_run_folder(target, fix="pass --out DIR outside the run folder")
+    written = write_comparison(result, target)
     if logs.verbose():
         print(markdown(result))
     else:

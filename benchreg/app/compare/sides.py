@@ -93,7 +93,14 @@ def pick_sides(
     side_a: Side, side_b: Side | None, a: str | None, b: str | None
 ) -> tuple[list[JobRecord], list[JobRecord]]:
     if side_b is not None:
-        return _pick(side_a, a, "--a"), _pick(side_b, b, "--b")
+        jobs_a, jobs_b = _pick(side_a, a, "--a"), _pick(side_b, b, "--b")
+        if {j.dir.resolve() for j in jobs_a} == {j.dir.resolve() for j in jobs_b}:
+            raise BenchregError(
+                f"A and B are the same runs ({describe(jobs_a)})",
+                where=side_b.where,
+                fix="pass the sweep of another model (or two models of one sweep: --a, --b)",
+            )
+        return jobs_a, jobs_b
     models = _models(side_a.jobs)
     if a is None and b is None:
         if len(models) != 2:

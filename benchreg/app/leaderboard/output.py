@@ -9,12 +9,14 @@ from benchreg.app.leaderboard import render
 from benchreg.app.leaderboard.table import Board
 from benchreg.core.errors import BenchregError
 from benchreg.core.io import atomic_write_text
+from benchreg.core.runfolder import refuse_inside_run_folder
 
 NAMES = ("leaderboard.html", "leaderboard.md", "leaderboard.csv")
 
 
 def check_targets(out: Path) -> list[Path]:
     """The three paths in ``out``; a file there that no leaderboard wrote is bad input."""
+    refuse_inside_run_folder(out, fix="pass --out DIR outside the run folder")
     if out.exists() and not out.is_dir():
         raise BenchregError("--out is a file, not a folder", where=out, fix="pass a folder")
     targets = [out / name for name in NAMES]
@@ -41,8 +43,15 @@ def _is_leaderboard(path: Path) -> bool:
 
 def write(board: Board, shown: render.Layout, targets: list[Path]) -> None:
     html_path, md_path, csv_path = targets
-    html_path.parent.mkdir(parents=True, exist_ok=True)
-    # made again from the run folders at any time: renamed into place, no fsync
-    atomic_write_text(html_path, render.html(shown), durable=False)
-    atomic_write_text(md_path, render.markdown(shown), durable=False)
-    atomic_write_text(csv_path, render.csv_text(board), durable=False)
+    try:
+        html_path.parent.mkdir(parents=True, exist_ok=True)
+        # made again from the run folders at any time: renamed into place, no fsync
+        atomic_write_text(html_path, render.html(shown), durable=False)
+        atomic_write_text(md_path, render.markdown(shown), durable=False)
+        atomic_write_text(csv_path, render.csv_text(board), durable=False)
+    except OSError as exc:
+        raise BenchregError(
+            f"cannot write the leaderboard ({exc.strerror or type(exc).__name__})",
+            where=exc.filename or html_path.parent,
+            fix="pass --out DIR, a folder you can write",
+        ) from None

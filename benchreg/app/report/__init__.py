@@ -48,7 +48,7 @@ from benchreg.core.errors import BenchregError
 from benchreg.core.io import atomic_write_text
 from benchreg.core.not_a_result import NOT_A_RESULT, not_a_result_reason
 from benchreg.core.reporting import Headline, ReportInput
-from benchreg.core.runfolder import ERROR_FILE
+from benchreg.core.runfolder import ERROR_FILE, refuse_inside_run_folder
 from benchreg.core.summary import ND_NOTE, Support, plural, support
 
 REMADE = False  # the report is made again from the job folders (`benchreg report`): no fsync
@@ -184,6 +184,7 @@ def write_report(sweep_dir: Path, out_dir: Path | None = None) -> ReportResult:
     sweep_dir = Path(sweep_dir)
     jobs = read_sweep(sweep_dir)
     out = Path(out_dir) if out_dir is not None else sweep_dir / REPORT_DIR
+    refuse_inside_run_folder(out, fix="pass --out DIR outside the run folder")
     if out.exists() and not out.is_dir():
         raise BenchregError(
             "a file where the report folder belongs", where=out, fix="pass --out DIR (a folder)"

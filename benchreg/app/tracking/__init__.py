@@ -24,6 +24,7 @@ from benchreg.app.tracking._records import (
     read_export,
 )
 from benchreg.core.errors import BenchregError
+from benchreg.core.runfolder import refuse_inside_run_folder
 
 TARGETS = ("mlflow", "wandb")
 TARGET_OPTIONS = {"mlflow": ("tracking_uri", "experiment"), "wandb": ("project", "dir")}
@@ -91,5 +92,7 @@ def export_records(records: list[JobExport], destination: Destination) -> Outcom
         from benchreg.app.tracking._wandb import DEFAULT_PROJECT, export_wandb
 
         project = destination.project or DEFAULT_PROJECT
-        return export_wandb(records, project, destination.dir or Path("."))
+        folder = destination.dir or Path(".")
+        refuse_inside_run_folder(folder, fix="pass --dir DIR outside the run folder")
+        return export_wandb(records, project, folder)
     raise BenchregError(f"unknown export target {destination.target!r}", fix="mlflow or wandb")

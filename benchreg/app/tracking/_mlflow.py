@@ -24,6 +24,7 @@ from benchreg.app.tracking._lock import exclusive
 from benchreg.app.tracking._outcome import Outcome
 from benchreg.app.tracking._records import FINGERPRINT_TAG, JobExport
 from benchreg.core.errors import BenchregError
+from benchreg.core.runfolder import refuse_inside_run_folder
 
 DEFAULT_EXPERIMENT = "benchreg"
 MAX_KEY = 250  # MLflow's limits on names and values
@@ -58,7 +59,10 @@ def export_mlflow(
     uri = resolve_uri(tracking_uri)
     tracking = import_extra("mlflow.tracking", "mlflow-skinny")
     outcome = Outcome(target="mlflow", where=f"experiment {experiment!r} at {uri}")
-    with exclusive(store_lock(uri)):
+    lock = store_lock(uri)
+    if lock is not None:  # a local store: never inside a run folder
+        refuse_inside_run_folder(lock.parent, fix="pass --tracking-uri outside the run folder")
+    with exclusive(lock):
         _export(tracking, uri, experiment, records, outcome)
     return outcome
 
