@@ -33,6 +33,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import orjson
 from loguru import logger
 
 from benchreg.core.errors import BenchregError, at
@@ -383,6 +384,10 @@ def _load_json(path: Path) -> tuple[Any, str]:
         text = read_text(path)
     except BenchregError as exc:
         raise DamagedFileError(exc.what, where=exc.where, fix=_fix_for(path)) from None
+    try:
+        return orjson.loads(text), text
+    except orjson.JSONDecodeError:
+        pass  # json names the line and column, and reads the NaN older versions wrote
     try:
         return json.loads(text), text
     except json.JSONDecodeError as exc:

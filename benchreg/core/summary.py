@@ -220,6 +220,33 @@ DEMO = "demo"  # a gate on demonstration data (gold written by the project): no 
 DEMO_SHOWN = "demo: not a benchmark result"
 
 
+RESULT = "result"  # a value with its 95% CI: the only state shown or exported as a number
+NOT_TESTABLE = "not testable"
+
+
+def result_state(record: Mapping[str, Any]) -> tuple[str, str]:
+    """Whether a finished run's primary value is a result, and if not, the state in words and
+    why: incomplete, not a benchmark result, demonstration data, or not testable (nothing to
+    take the value over, or no 95% CI)."""
+    if is_incomplete(record):
+        return INCOMPLETE, incomplete_reason(record)
+    reason = not_a_result_reason(record)
+    if reason is not None:
+        return NOT_A_RESULT, reason
+    primary = (record.get("metrics") or {}).get(record.get("primary")) or {}
+    counts = record.get("counts") or {}
+    if (primary.get("detail") or {}).get("demonstration_entries") or counts.get(
+        "demonstration_entries"
+    ):
+        return DEMO_SHOWN, "demonstration data (gold written by the project)"
+    ci = primary.get("ci95")
+    if primary.get("value") is None or not primary.get("denominator"):
+        return NOT_TESTABLE, "no sample to take the value over"
+    if not ci or any(bound is None for bound in ci):
+        return NOT_TESTABLE, "no 95% CI recorded (run.bootstrap=0?)"
+    return RESULT, ""
+
+
 def _n_counts_lines(metrics: Mapping[str, Any]) -> list[str]:
     """`latency_p50, latency_p95: n = answers with a latency (any status)`: the metrics whose n
     counts something else than ok answers."""

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from benchreg.core.analysis import (
     PROVENANCE_FILE,
     JobRecord,
@@ -24,13 +22,8 @@ from benchreg.core.analysis import (
     read_checked,
 )
 from benchreg.core.errors import BenchregError
-from benchreg.core.not_a_result import NOT_A_RESULT, not_a_result_reason
 from benchreg.core.runfolder import METRICS_FILE
-from benchreg.core.summary import DEMO_SHOWN, INCOMPLETE, incomplete_reason, is_incomplete
-
-RESULT = "result"  # a value with its 95% CI: the only state shown as a number
-DEMO = DEMO_SHOWN
-NOT_TESTABLE = "not testable"
+from benchreg.core.summary import result_state
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +59,10 @@ class Skipped:
 def read_run(folder: Path) -> Run | Skipped:
     """``folder``'s run, or why it is skipped (the damaged file, what is wrong, how to fix)."""
     try:
-        metrics = _checked(folder / METRICS_FILE, check_metrics)
+        metrics = read_checked(folder / METRICS_FILE, check_metrics)
         provenance_path = folder / PROVENANCE_FILE
         provenance = (
-            _checked(provenance_path, check_provenance) if provenance_path.is_file() else {}
+            read_checked(provenance_path, check_provenance) if provenance_path.is_file() else {}
         )
         finished_ns = (folder / METRICS_FILE).stat().st_mtime_ns
     except BenchregError as exc:
@@ -77,7 +70,7 @@ def read_run(folder: Path) -> Run | Skipped:
     except OSError as exc:
         return Skipped(f"skipped a run that cannot be read: {folder}: {exc.strerror}")
     job = JobRecord(folder, metrics, _what_is_used(provenance))
-    state, why = _state(metrics)
+    state, why = result_state(metrics)
     created = provenance.get("created")
     return Run(
         job=job,
@@ -95,32 +88,3 @@ def _what_is_used(provenance: Mapping[str, Any]) -> dict[str, Any]:
     model = (provenance.get("config") or {}).get("model")
     kept = {key: provenance[key] for key in ("created", "data_root") if key in provenance}
     return {**kept, "config": {"model": model}} if model is not None else kept
-
-
-def _checked(path: Path, check: Any) -> dict[str, Any]:
-    """orjson first (most files are as written); a file it refuses, or whose shape fails, is
-    read again by the sweep tools' reader, whose error names the line."""
-    try:
-        return dict(check(orjson.loads(path.read_bytes()), path, ""))
-    except (orjson.JSONDecodeError, BenchregError):
-        return read_checked(path, check)
-
-
-def _state(metrics: Mapping[str, Any]) -> tuple[str, str]:
-    """Whether the primary value is a result, and if not, why, in words."""
-    if is_incomplete(metrics):
-        return INCOMPLETE, incomplete_reason(metrics)
-    reason = not_a_result_reason(metrics)
-    if reason is not None:
-        return NOT_A_RESULT, reason
-    primary = metrics["metrics"][metrics["primary"]]
-    detail = primary.get("detail") or {}
-    counts = metrics.get("counts") or {}
-    if detail.get("demonstration_entries") or counts.get("demonstration_entries"):
-        return DEMO, "demonstration data (gold written by the project)"
-    ci = primary.get("ci95")
-    if primary.get("value") is None or not primary.get("denominator"):
-        return NOT_TESTABLE, "no sample to take the value over"
-    if not ci or any(bound is None for bound in ci):
-        return NOT_TESTABLE, "no 95% CI recorded (run.bootstrap=0?)"
-    return RESULT, ""

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from benchreg.app.compare import ALPHA, compare_jobs, holm
-from benchreg.app.leaderboard.records import RESULT
 from benchreg.app.leaderboard.table import Board, Cell, Row
 from benchreg.core.errors import BenchregError
+from benchreg.core.summary import RESULT
 
 Warn = Callable[[str], None]
 # compare_jobs also bootstraps the difference's CI, which the table does not show; the p-value

@@ -9,10 +9,9 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchreg.app.leaderboard.records import RESULT
 from benchreg.app.leaderboard.table import Board, Cell, Column, Row
 from benchreg.app.report import html as page_html
-from benchreg.core.summary import ND_SHORT, plural, support
+from benchreg.core.summary import ND_SHORT, RESULT, plural, support
 
 MARKER = "benchreg leaderboard"  # in every file written, so only a leaderboard is overwritten
 HIGHER, LOWER = "▲", "▼"

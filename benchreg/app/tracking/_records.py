@@ -18,13 +18,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from benchreg.core.analysis import JobRecord, is_sweep_folder, job_folders, read_job
+from benchreg.core.analysis import (
+    PROVENANCE_FILE,
+    JobRecord,
+    is_sweep_folder,
+    job_folders,
+    read_job,
+)
 from benchreg.core.errors import BenchregError
-from benchreg.core.not_a_result import not_a_result_reason
+from benchreg.core.not_a_result import NOT_A_RESULT
 from benchreg.core.provenance import redact_text
 from benchreg.core.runfolder import ERROR_FILE, METRICS_FILE, RUN_FILE
+from benchreg.core.summary import DEMO_SHOWN, INCOMPLETE, result_state
 
-PROVENANCE_FILE = "provenance.json"
 SAMPLES_FILE = "samples.jsonl"
 REPORT_FILES = ("report/report.md", "report/index.html")  # a sweep's report, beside its jobs
 FINGERPRINT_TAG = "benchreg.fingerprint"
@@ -120,21 +126,18 @@ def read_export(folder: Path) -> JobExport:
     )
 
 
+STATUS_OF_STATE: dict[str, Status] = {
+    INCOMPLETE: "incomplete",
+    NOT_A_RESULT: "not_a_result",
+    DEMO_SHOWN: "demonstration",
+}
+
+
 def job_status(metrics: dict[str, Any]) -> Status:
-    """ok, or why the run's values are no benchmark result: failed requests (incomplete), data
-    that is no benchmark, or demonstration data (gold written by the project, as the embedded
-    sample of one family)."""
-    if metrics.get("complete") is False:
-        return "incomplete"
-    if not_a_result_reason(metrics) is not None:
-        return "not_a_result"
-    primary = (metrics.get("metrics") or {}).get(metrics.get("primary")) or {}
-    counts = metrics.get("counts") or {}
-    if (primary.get("detail") or {}).get("demonstration_entries") or counts.get(
-        "demonstration_entries"
-    ):
-        return "demonstration"
-    return "ok"
+    """ok, or why the run's values are no benchmark result (:func:`result_state`: failed
+    requests, data that is no benchmark, demonstration data); a run with nothing to test is
+    exported as it is: its missing values and CI are simply not logged."""
+    return STATUS_OF_STATE.get(result_state(metrics)[0], "ok")
 
 
 def fingerprint(folder: Path) -> str:
@@ -225,10 +228,8 @@ def job_tags(job: JobRecord, status: Status, digest: str) -> dict[str, str]:
         tags["benchreg.inputs_fingerprint"] = str(run_record["fingerprint"])
     if status == "incomplete":
         tags["benchreg.incomplete"] = json.dumps(metrics.get("incomplete") or {})[:2000]
-    if status == "not_a_result":
-        tags["benchreg.not_a_result"] = str(not_a_result_reason(metrics))
-    if status == "demonstration":
-        tags["benchreg.not_a_result"] = "demonstration data (gold written by the project)"
+    if status in ("not_a_result", "demonstration"):
+        tags["benchreg.not_a_result"] = result_state(metrics)[1]
     return tags
 
 
