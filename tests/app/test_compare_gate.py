@@ -241,6 +241,25 @@ def test_a_gate_with_no_per_sample_scores_is_exit_2(tmp_path: Path, capsys) -> N
     assert "no task can be gated" in capsys.readouterr().err
 
 
+def test_a_task_that_cannot_be_gated_makes_the_gate_incomplete_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A GO over the testable tasks only would read as a decision about all of them (the
+    PromptCBLUE case: 15 of 16 tasks are corpus-level F1 with no per-sample scores)."""
+    side_a, side_b = tmp_path / "a", tmp_path / "b"
+    for side, name in ((side_a, "A"), (side_b, "B")):
+        write_job(side, "0", "t/one", "v", name, [1.0] * 150 + [0.0] * 50)
+        write_job(side, "1", "t/corpus", "v", name, [1.0, 0.0])
+        rows = '{"id": "s0", "score": null}\n{"id": "s1", "score": null}\n'
+        (side / "1" / "samples.jsonl").write_text(rows)
+    assert _gate(side_a, side_b, tmp_path / "out", "--gate", "--margin", "0.05") == 2
+    out = capsys.readouterr().out
+    assert "Release gate (margin 0.05, alpha 0.05): INCOMPLETE" in out
+    assert "1 task of 2 could not be gated" in out and "t/corpus [v]" in out
+    gate = json.loads((tmp_path / "out" / "compare.json").read_text())["gate"]
+    assert gate["verdict"] == "INCOMPLETE" and gate["untested"] == ["t/corpus [v]"]
+
+
 # --- MDE in every table ---------------------------------------------------------------------------
 
 

@@ -6,13 +6,13 @@ import textwrap
 from pathlib import Path
 
 from benchreg.app.compare.comparison import compare
-from benchreg.app.compare.gate import NO_GO
+from benchreg.app.compare.gate import INCOMPLETE, NO_GO
 from benchreg.app.compare.page import markdown, write_comparison
 from benchreg.app.compare.render import gate_lines, headline, summary_line
 from benchreg.app.compare.results import ALPHA
 from benchreg.core.runfolder import refuse_inside_run_folder
 
-EXIT_GO, EXIT_NO_GO = 0, 1
+EXIT_GO, EXIT_NO_GO, EXIT_INCOMPLETE = 0, 1, 2
 
 
 def run(
@@ -28,7 +28,8 @@ def run(
     alpha: float = ALPHA,
 ) -> int:
     """Both sweeps are checked and compared (and gated, with ``margin``) before anything is
-    written. Exit 0, or with the gate 0 for GO and 1 for NO-GO."""
+    written. Exit 0, or with the gate 0 for GO, 1 for NO-GO and 2 when some task could not be
+    gated (INCOMPLETE: no decision)."""
     from benchreg.app import logs
     from benchreg.app.report import headline as headline_view
 
@@ -49,4 +50,5 @@ def run(
             print(textwrap.fill(line, width, subsequent_indent="    ", break_on_hyphens=False))
     for path in written:
         print(f"wrote {path}")
-    return EXIT_NO_GO if result.gate is not None and result.gate.verdict == NO_GO else EXIT_GO
+    verdict = result.gate.verdict if result.gate is not None else None
+    return {NO_GO: EXIT_NO_GO, INCOMPLETE: EXIT_INCOMPLETE}.get(verdict or "", EXIT_GO)

@@ -2,10 +2,12 @@
 
 Each task gets a one-sided paired test of H1: mean(B - A) < -margin (:mod:`.regression_test`);
 the p-values are Holm-corrected across the gated tasks. NO-GO when any task shows such a
-regression (Holm p < alpha), GO otherwise. A task whose one-sided test could not detect a
-difference of the margin with 80% power at its n (its MDE exceeds the margin, or cannot be
-estimated) is listed as underpowered: there a GO means the data could not show a regression of
-that size, not that there is none.
+regression (Holm p < alpha); else GO when every task both sides ran was gated, INCOMPLETE when
+some could not be (no per-sample scores: a corpus-level F1, say), since a GO over the tasks that
+happened to be testable would read as a decision about all of them. A task whose one-sided test
+could not detect a difference of the margin with 80% power at its n (its MDE exceeds the margin,
+or cannot be estimated) is listed as underpowered: there a GO means the data could not show a
+regression of that size, not that there is none.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from benchreg.app.compare.results import Gate, GateTask, TaskComparison
 from benchreg.app.compare.stats import holm
 from benchreg.core.errors import BenchregError
 
-GO, NO_GO = "GO", "NO-GO"
+GO, NO_GO, INCOMPLETE = "GO", "NO-GO", "INCOMPLETE"
 GATE_METHOD = (
     "One-sided paired test per task of H1: mean(B - A) < -{margin:g} ({tango} for 0/1 "
     "scores, {t} otherwise), Holm correction across the {n} gated tasks at alpha = {alpha:g}: "
@@ -90,13 +92,14 @@ def release_gate(rows: list[TaskComparison], margin: float, alpha: float) -> Gat
         margin=margin, tango=TANGO, t=PAIRED_T, n=len(gated), alpha=alpha, power=POWER
     )
     failing = [g.label for g in gated if g.regression]
+    untested = [r.label for r in rows if r.p is None or r.difference is None]
     return Gate(
         margin=margin,
         alpha=alpha,
-        verdict=NO_GO if failing else GO,
+        verdict=NO_GO if failing else INCOMPLETE if untested else GO,
         method=method,
         rows=gated,
         failing=failing,
         underpowered=[g.label for g in gated if g.underpowered],
-        untested=[r.label for r in rows if r.p is None or r.difference is None],
+        untested=untested,
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchreg.app.compare.gate import INCOMPLETE
 from benchreg.app.compare.power import POWER
 from benchreg.app.compare.results import Comparison, Gate, TaskComparison
 from benchreg.core.reporting import Cell, Headline
@@ -193,6 +194,12 @@ def gate_lines(gate: Gate) -> list[str]:
     """The decision in words: the verdict, the failing tasks, the underpowered ones."""
     shown = {g.label: g for g in gate.rows}
     lines = [f"Release gate (margin {gate.margin:g}, alpha {gate.alpha:g}): {gate.verdict}"]
+    if gate.verdict == INCOMPLETE:
+        lines.append(
+            f"no decision: {plural(len(gate.untested), 'task')} of "
+            f"{len(gate.untested) + len(gate.rows)} could not be gated (no per-sample scores); "
+            "a GO needs every task tested"
+        )
     if gate.failing:
         failing = ", ".join(
             f"{name} (B - A = {shown[name].b_minus_a:+.4f}, Holm p = {shown[name].p_holm:.3g})"

@@ -64,7 +64,7 @@ class GateTask:
 class Gate:
     margin: float
     alpha: float
-    verdict: str  # "GO" or "NO-GO"
+    verdict: str  # "GO", "NO-GO" or "INCOMPLETE" (some task could not be gated)
     method: str
     rows: list[GateTask] = field(default_factory=list)
     failing: list[str] = field(default_factory=list)
